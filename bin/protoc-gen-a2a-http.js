@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+import "../dist/bin/protoc-gen-a2a-http.js";

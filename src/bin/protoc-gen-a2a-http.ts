@@ -1,0 +1,4 @@
+import { runNodeJs } from "@bufbuild/protoplugin";
+import { plugin } from "../plugin.js";
+
+runNodeJs(plugin);

@@ -1,0 +1,74 @@
+import type { DescFile } from "@bufbuild/protobuf";
+import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
+import type { HttpBinding } from "../httprule/bindings.js";
+import { describeConflict, type ServiceRoutes } from "../httprule/service.js";
+import type { PluginOptions } from "../options.js";
+import { literal } from "./names.js";
+
+/**
+ * `<file>_http.ts`: for each service, the `<Service>Routes` table and the
+ * `<Service>Handlers<Ctx>` interface.
+ */
+export function emitRoutesFile(
+  schema: Schema<PluginOptions>,
+  file: DescFile,
+  services: readonly ServiceRoutes[],
+): void {
+  const f = schema.generateFile(file.name + "_http.ts");
+  f.preamble(file);
+  const runtime = schema.options.runtimeImport;
+  const RouteBinding = f.import("RouteBinding", runtime, true);
+  const HandlerContext = f.import("HandlerContext", runtime, true);
+  const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
+  for (const routes of services) {
+    const { service, bindings, conflicts } = routes;
+    const Service = f.importSchema(service);
+    f.print("/**");
+    f.print(` * The HTTP bindings of ${service.typeName}: each rpc's rule, then its`);
+    f.print(" * additional_bindings, in proto order.");
+    if (conflicts.length > 0) {
+      f.print(" *");
+      f.print(" * Templates that overlap (at each segment a literal beats `*`, which beats `**`):");
+      for (const c of conflicts) f.print(` * - ${describeConflict(routes, c).replaceAll("*/", "*\\/")}`);
+    }
+    f.print(" */");
+    f.print(f.export("const", service.name + "Routes"), " = [");
+    for (const b of bindings) printBinding(f, Service, b);
+    f.print("] as const satisfies readonly ", RouteBinding, "[];");
+    f.print();
+
+    f.print(f.jsDoc(service));
+    f.print(f.export("interface", service.name + "Handlers"), "<Ctx = ", HandlerContext, "> {");
+    for (const rpc of service.methods) {
+      if (!bindings.some((b) => b.rpc === rpc)) continue;
+      const Req = f.importShape(rpc.input);
+      const Res = f.importSchema(rpc.output, true);
+      f.print(f.jsDoc(rpc, "  "));
+      if (rpc.methodKind === "server_streaming") {
+        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): AsyncIterable<", MessageInitShape, "<typeof ", Res, ">>;");
+      } else {
+        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): ", MessageInitShape, "<typeof ", Res, "> | Promise<", MessageInitShape, "<typeof ", Res, ">>;");
+      }
+    }
+    f.print("}");
+    f.print();
+  }
+}
+
+function printBinding(f: GeneratedFile, Service: ReturnType<GeneratedFile["importSchema"]>, b: HttpBinding): void {
+  const { rpc, path } = b;
+  const parsed = { template: path.template, segments: path.segments, verb: path.verb, variables: path.variables };
+  f.print("  {");
+  f.print("    rpc: ", f.string(rpc.localName), ",");
+  f.print("    descriptor: ", Service, ".method.", rpc.localName, ",");
+  f.print("    method: ", f.string(b.method), ",");
+  f.print("    template: ", f.string(path.template), ",");
+  f.print("    path: ", literal(parsed), ",");
+  f.print("    body: ", f.string(b.body), ",");
+  f.print("    responseBody: ", f.string(b.responseBody), ",");
+  f.print("    streaming: ", f.string(rpc.methodKind === "server_streaming" ? "server" : "unary"), ",");
+  f.print("    input: ", f.importSchema(rpc.input), ",");
+  f.print("    output: ", f.importSchema(rpc.output), ",");
+  f.print("    binding: ", f.string(b.additional ? "additional" : "primary"), ",");
+  f.print("  },");
+}

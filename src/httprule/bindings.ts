@@ -1,0 +1,155 @@
+import { ScalarType, getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { http } from "../gen/google/api/annotations_pb.js";
+import type { HttpRule } from "../gen/google/api/http_pb.js";
+import { parsePathTemplate, PathTemplateError, templateShape, type PathTemplate } from "./path-template.js";
+
+/** One HTTP binding of an rpc, resolved against its messages. */
+export interface HttpBinding {
+  readonly rpc: DescMethod;
+  /** "GET", "POST", ... or a custom rule's kind as written. */
+  readonly method: string;
+  readonly path: PathTemplate;
+  readonly body: string;
+  readonly responseBody: string;
+  readonly additional: boolean;
+}
+
+/** A rule that cannot be served; generation stops with this message. */
+export class HttpRuleError extends Error {
+  override name = "HttpRuleError";
+}
+
+/**
+ * Reads the `google.api.http` rule of an rpc and its `additional_bindings`,
+ * and checks each binding against the request and response messages.
+ * Returns [] for an rpc without a rule.
+ */
+export function readBindings(rpc: DescMethod): HttpBinding[] {
+  if (!hasOption(rpc, http)) return [];
+  const rule = getOption(rpc, http);
+  const out = [toBinding(rpc, rule, false)];
+  for (const extra of rule.additionalBindings) {
+    if (extra.additionalBindings.length > 0) {
+      throw ruleError(rpc, patternOf(extra).path, "additional_bindings must not be nested");
+    }
+    out.push(toBinding(rpc, extra, true));
+  }
+  const seen = new Map<string, HttpBinding>();
+  for (const b of out) {
+    const key = `${b.method} ${templateShape(b.path)}`;
+    const prior = seen.get(key);
+    if (prior) {
+      throw ruleError(
+        rpc,
+        b.path.template,
+        `it has the same method and shape as ${JSON.stringify(prior.path.template)}, so one of them could never be reached`,
+      );
+    }
+    seen.set(key, b);
+  }
+  return out;
+}
+
+export function ruleError(rpc: DescMethod, template: string, reason: string): HttpRuleError {
+  const t = template === "" ? "" : `template ${JSON.stringify(template)} in `;
+  return new HttpRuleError(
+    `invalid http rule on ${rpc.parent.typeName}.${rpc.name}: ${reason} (${t}${rpc.parent.file.name}.proto)`,
+  );
+}
+
+function patternOf(rule: HttpRule): { method: string; path: string } {
+  const p = rule.pattern;
+  switch (p.case) {
+    case "get":
+    case "put":
+    case "post":
+    case "delete":
+    case "patch":
+      return { method: p.case.toUpperCase(), path: p.value };
+    case "custom":
+      return { method: p.value.kind, path: p.value.path };
+    default:
+      return { method: "", path: "" };
+  }
+}
+
+const httpToken = /^(?:\*|[!#$%&'*+\-.^_`|~0-9A-Za-z]+)$/;
+
+function toBinding(rpc: DescMethod, rule: HttpRule, additional: boolean): HttpBinding {
+  const { method, path: template } = patternOf(rule);
+  if (method === "" && template === "") {
+    throw ruleError(rpc, "", "the rule sets no pattern (get, put, post, delete, patch or custom)");
+  }
+  if (!httpToken.test(method)) {
+    throw ruleError(rpc, template, `custom kind ${JSON.stringify(method)} is not an HTTP method token`);
+  }
+  let path: PathTemplate;
+  try {
+    path = parsePathTemplate(template);
+  } catch (e) {
+    if (e instanceof PathTemplateError) throw ruleError(rpc, template, e.reason);
+    throw e;
+  }
+  const bound = new Set<string>();
+  for (const v of path.variables) {
+    checkPathField(rpc, template, v.fieldPath);
+    bound.add(v.fieldPath.join("."));
+  }
+  if (rpc.methodKind === "client_streaming" || rpc.methodKind === "bidi_streaming") {
+    throw ruleError(rpc, template, `a ${rpc.methodKind.replace("_", "-")} rpc cannot be served over HTTP/JSON`);
+  }
+  const body = rule.body;
+  if (body !== "" && body !== "*") {
+    const field = rpc.input.fields.find((f) => f.name === body);
+    if (!field) {
+      throw ruleError(rpc, template, `body ${JSON.stringify(body)} is not a field of ${rpc.input.typeName}`);
+    }
+    if (bound.has(body)) {
+      throw ruleError(rpc, template, `body field ${JSON.stringify(body)} is also bound by the path`);
+    }
+  }
+  if (body !== "" && (method === "GET" || method === "HEAD")) {
+    throw ruleError(rpc, template, `a ${method} binding cannot have a body (fetch refuses to send one)`);
+  }
+  const responseBody = rule.responseBody;
+  if (responseBody !== "" && !rpc.output.fields.some((f) => f.name === responseBody)) {
+    throw ruleError(
+      rpc,
+      template,
+      `response_body ${JSON.stringify(responseBody)} is not a field of ${rpc.output.typeName}`,
+    );
+  }
+  return { rpc, method, path, body, responseBody, additional };
+}
+
+/** Resolves a path variable's field path; the last field must be a singular scalar or enum. */
+function checkPathField(rpc: DescMethod, template: string, fieldPath: readonly string[]): void {
+  let message: DescMessage = rpc.input;
+  let field: DescField | undefined;
+  for (let i = 0; i < fieldPath.length; i++) {
+    const name = fieldPath[i]!;
+    field = message.fields.find((f) => f.name === name);
+    const sofar = fieldPath.slice(0, i + 1).join(".");
+    if (!field) {
+      throw ruleError(rpc, template, `path variable "${sofar}" is not a field of ${message.typeName}`);
+    }
+    const last = i === fieldPath.length - 1;
+    if (field.fieldKind === "list" || field.fieldKind === "map") {
+      throw ruleError(rpc, template, `path variable "${sofar}" is a ${field.fieldKind} field; it must be singular`);
+    }
+    if (!last) {
+      if (field.fieldKind !== "message") {
+        throw ruleError(rpc, template, `path variable "${fieldPath.join(".")}" goes through "${sofar}", which is not a message`);
+      }
+      message = field.message;
+    } else if (field.fieldKind === "message") {
+      throw ruleError(
+        rpc,
+        template,
+        `path variable "${sofar}" is a message field (${field.message.typeName}); it must be a scalar or enum`,
+      );
+    } else if (field.fieldKind === "scalar" && field.scalar === ScalarType.BYTES) {
+      throw ruleError(rpc, template, `path variable "${sofar}" is a bytes field; it must be a string, number, bool or enum`);
+    }
+  }
+}

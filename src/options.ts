@@ -1,0 +1,83 @@
+/** The plugin's own options; protoplugin handles its standard ones. */
+export interface PluginOptions {
+  /** `profile=a2a` adds A2A's HTTP+JSON rules to the servers and the client. Default `none`. */
+  readonly profile: "none" | "a2a";
+  /** `server=express|fastify|hono|none`, repeatable: which adapters to emit. Default: all three. */
+  readonly servers: readonly ServerFramework[];
+  /** `client=true|false`: emit the fetch client. Default true. */
+  readonly client: boolean;
+  /** `stub=true|false`: emit the UNIMPLEMENTED handler stub. Default true. */
+  readonly stub: boolean;
+  /**
+   * `conflicts=warn|comment|error`: what to do with templates that overlap.
+   * `warn` (the default) prints them to stderr and lists them in the route
+   * file; `comment` only lists them; `error` fails generation.
+   */
+  readonly conflicts: "warn" | "comment" | "error";
+  /** `runtime_import=<module>`: where generated code imports the runtime from. Default `protoc-gen-a2a-http/runtime`. */
+  readonly runtimeImport: string;
+}
+
+export type ServerFramework = "express" | "fastify" | "hono";
+
+export const serverFrameworks: readonly ServerFramework[] = ["express", "fastify", "hono"];
+
+const choices = {
+  profile: ["none", "a2a"],
+  server: ["express", "fastify", "hono", "none"],
+  client: ["true", "false"],
+  stub: ["true", "false"],
+  conflicts: ["warn", "comment", "error"],
+} as const;
+
+const optionNames = [...Object.keys(choices), "runtime_import"];
+
+/** Thrown for an unknown or malformed option; protoplugin reports it and exits 1. */
+export class PluginOptionError extends Error {
+  override name = "PluginOptionError";
+}
+
+/** Parses the options protoplugin did not recognise; throws on anything unknown or malformed. */
+export function parseOptions(raw: readonly { key: string; value: string }[]): PluginOptions {
+  let profile: PluginOptions["profile"] = "none";
+  let servers: ServerFramework[] | undefined;
+  let client = true;
+  let stub = true;
+  let conflicts: PluginOptions["conflicts"] = "warn";
+  let runtimeImport = "protoc-gen-a2a-http/runtime";
+  for (const { key, value } of raw) {
+    if (key === "runtime_import") {
+      if (value === "") throw new PluginOptionError(`option "runtime_import" needs a module name, e.g. runtime_import=protoc-gen-a2a-http/runtime`);
+      runtimeImport = value;
+      continue;
+    }
+    if (!Object.hasOwn(choices, key)) {
+      throw new PluginOptionError(
+        `unknown option "${key}"; valid options are ${optionNames.join(", ")} and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports`,
+      );
+    }
+    const valid: readonly string[] = choices[key as keyof typeof choices];
+    if (!valid.includes(value)) {
+      throw new PluginOptionError(`option "${key}=${value}" is not valid; ${key} takes one of ${valid.join(", ")}`);
+    }
+    switch (key) {
+      case "profile":
+        profile = value as PluginOptions["profile"];
+        break;
+      case "server":
+        servers ??= [];
+        if (value !== "none" && !servers.includes(value as ServerFramework)) servers.push(value as ServerFramework);
+        break;
+      case "client":
+        client = value === "true";
+        break;
+      case "stub":
+        stub = value === "true";
+        break;
+      case "conflicts":
+        conflicts = value as PluginOptions["conflicts"];
+        break;
+    }
+  }
+  return { profile, servers: servers ?? [...serverFrameworks], client, stub, conflicts, runtimeImport };
+}

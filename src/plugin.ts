@@ -1,0 +1,30 @@
+import { createEcmaScriptPlugin } from "@bufbuild/protoplugin";
+import { emitRoutesFile } from "./emit/routes.js";
+import { describeConflict, readServiceRoutes } from "./httprule/service.js";
+import { HttpRuleError } from "./httprule/bindings.js";
+import { parseOptions, type PluginOptions } from "./options.js";
+import { version } from "./version.js";
+
+/** Where conflict warnings go; tests replace it. */
+export const diagnostics = { warn: (line: string) => void process.stderr.write(line + "\n") };
+
+/** The protoc-gen-a2a-http plugin. */
+export const plugin = createEcmaScriptPlugin<PluginOptions>({
+  name: "protoc-gen-a2a-http",
+  version: `v${version}`,
+  parseOptions,
+  generateTs(schema) {
+    for (const file of schema.files) {
+      const services = file.services.map(readServiceRoutes).filter((s) => s.bindings.length > 0);
+      if (services.length === 0) continue;
+      for (const routes of services) {
+        for (const c of routes.conflicts) {
+          const line = `${file.name}.proto: ${routes.service.typeName}: ${describeConflict(routes, c)}`;
+          if (schema.options.conflicts === "error") throw new HttpRuleError(`overlapping templates: ${line}`);
+          if (schema.options.conflicts === "warn") diagnostics.warn(`protoc-gen-a2a-http: warning: ${line}`);
+        }
+      }
+      emitRoutesFile(schema, file, services);
+    }
+  },
+});

@@ -1,0 +1,154 @@
+/** The google.rpc.Code values. */
+export enum Code {
+  OK = 0,
+  CANCELLED = 1,
+  UNKNOWN = 2,
+  INVALID_ARGUMENT = 3,
+  DEADLINE_EXCEEDED = 4,
+  NOT_FOUND = 5,
+  ALREADY_EXISTS = 6,
+  PERMISSION_DENIED = 7,
+  RESOURCE_EXHAUSTED = 8,
+  FAILED_PRECONDITION = 9,
+  ABORTED = 10,
+  OUT_OF_RANGE = 11,
+  UNIMPLEMENTED = 12,
+  INTERNAL = 13,
+  UNAVAILABLE = 14,
+  DATA_LOSS = 15,
+  UNAUTHENTICATED = 16,
+}
+
+// google/rpc/code.proto; FAILED_PRECONDITION is 400 on purpose, not 412.
+const httpStatusByCode: Record<Code, number> = {
+  [Code.OK]: 200,
+  [Code.CANCELLED]: 499,
+  [Code.UNKNOWN]: 500,
+  [Code.INVALID_ARGUMENT]: 400,
+  [Code.DEADLINE_EXCEEDED]: 504,
+  [Code.NOT_FOUND]: 404,
+  [Code.ALREADY_EXISTS]: 409,
+  [Code.PERMISSION_DENIED]: 403,
+  [Code.RESOURCE_EXHAUSTED]: 429,
+  [Code.FAILED_PRECONDITION]: 400,
+  [Code.ABORTED]: 409,
+  [Code.OUT_OF_RANGE]: 400,
+  [Code.UNIMPLEMENTED]: 501,
+  [Code.INTERNAL]: 500,
+  [Code.UNAVAILABLE]: 503,
+  [Code.DATA_LOSS]: 500,
+  [Code.UNAUTHENTICATED]: 401,
+};
+
+/** The HTTP status for a google.rpc.Code; unknown codes are 500. */
+export function httpStatusFromCode(code: Code): number {
+  return httpStatusByCode[code] ?? 500;
+}
+
+/** The google.rpc.Code for an HTTP status, for answers that carry no Status body. */
+export function codeFromHttpStatus(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.INVALID_ARGUMENT;
+    case 401:
+      return Code.UNAUTHENTICATED;
+    case 403:
+      return Code.PERMISSION_DENIED;
+    case 404:
+      return Code.NOT_FOUND;
+    case 409:
+      return Code.ABORTED;
+    case 429:
+      return Code.RESOURCE_EXHAUSTED;
+    case 499:
+      return Code.CANCELLED;
+    case 501:
+      return Code.UNIMPLEMENTED;
+    case 503:
+      return Code.UNAVAILABLE;
+    case 504:
+      return Code.DEADLINE_EXCEEDED;
+    default:
+      return status >= 200 && status < 300 ? Code.OK : status < 500 && status >= 400 ? Code.FAILED_PRECONDITION : Code.UNKNOWN;
+  }
+}
+
+/** The enum name of a code ("NOT_FOUND"), or "UNKNOWN" for a value outside the enum. */
+export function codeName(code: Code): string {
+  return Code[code] ?? "UNKNOWN";
+}
+
+/** A google.rpc.Status detail in its JSON form, e.g. a google.rpc.ErrorInfo. */
+export interface ErrorDetail {
+  readonly "@type": string;
+  readonly [key: string]: unknown;
+}
+
+/** The JSON body of an error answer (AIP-193). */
+export interface StatusBody {
+  error: {
+    code: number;
+    status: string;
+    message: string;
+    details: ErrorDetail[];
+  };
+}
+
+/**
+ * An error with a google.rpc.Code, a message and google.rpc.Status details.
+ * Handlers throw it to answer with an error; clients throw it when the server
+ * answered with one.
+ */
+export class RpcError extends Error {
+  override name = "RpcError";
+  /** The HTTP status: from the code, unless the answer said otherwise. */
+  readonly httpStatus: number;
+  readonly details: ErrorDetail[];
+
+  constructor(
+    readonly code: Code,
+    message: string,
+    details: readonly ErrorDetail[] = [],
+    options?: { httpStatus?: number; cause?: unknown },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.details = [...details];
+    this.httpStatus = options?.httpStatus ?? httpStatusFromCode(code);
+  }
+
+  /** The code's enum name, e.g. "NOT_FOUND". */
+  get status(): string {
+    return codeName(this.code);
+  }
+
+  /** The google.rpc.ErrorInfo detail's reason, if there is one. */
+  get reason(): string | undefined {
+    const info = this.details.find((d) => d["@type"] === ERROR_INFO_TYPE);
+    return typeof info?.["reason"] === "string" ? info["reason"] : undefined;
+  }
+
+  /** The AIP-193 JSON body for this error. */
+  toStatusBody(): StatusBody {
+    return {
+      error: { code: this.httpStatus, status: this.status, message: this.message, details: this.details },
+    };
+  }
+}
+
+/** Tells an {@link RpcError} apart from other errors, even across copies of this package. */
+export function isRpcError(e: unknown): e is RpcError {
+  return e instanceof RpcError || (e instanceof Error && e.name === "RpcError" && "code" in e && "details" in e);
+}
+
+export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
+export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
+
+/** A google.rpc.ErrorInfo detail. */
+export function errorInfo(reason: string, domain: string, metadata: Record<string, string> = {}): ErrorDetail {
+  return { "@type": ERROR_INFO_TYPE, reason, domain, metadata };
+}
+
+/** A google.rpc.BadRequest detail with one violation per field. */
+export function badRequest(violations: readonly { field: string; description: string }[]): ErrorDetail {
+  return { "@type": BAD_REQUEST_TYPE, fieldViolations: violations.map((v) => ({ ...v })) };
+}

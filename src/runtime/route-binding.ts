@@ -1,0 +1,45 @@
+import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
+import type { PathTemplate } from "../httprule/path-template.js";
+
+/**
+ * One HTTP binding of an rpc, as the generated `<Service>Routes` tables list
+ * them: the primary rule first, then its `additional_bindings`, in proto order.
+ */
+export interface RouteBinding {
+  /** The rpc's local name, lowerCamel ("getTask"). */
+  readonly rpc: string;
+  /** The rpc's descriptor. */
+  readonly descriptor: DescMethod;
+  /** The HTTP method ("GET", ...), or a custom rule's kind ("*" takes any method). */
+  readonly method: string;
+  /** The path template as written in the proto. */
+  readonly template: string;
+  /** The parsed template. */
+  readonly path: PathTemplate;
+  /** The `body` of the rule: "" for none, "*" for the whole request, or a top-level field name. */
+  readonly body: string;
+  /** The `response_body` of the rule: "" for the whole response, or a top-level field name. */
+  readonly responseBody: string;
+  /** "unary", or "server" for a server-streaming rpc (served as text/event-stream). */
+  readonly streaming: "unary" | "server";
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  /** "primary" for the rule itself, "additional" for one of its `additional_bindings`. */
+  readonly binding: "primary" | "additional";
+}
+
+/** What every handler gets besides its request. */
+export interface HandlerContext {
+  /** The rpc being served, lowerCamel. */
+  readonly rpc: string;
+  /** The `{tenant}` path variable, when the matched route has one (A2A profile). */
+  readonly tenant?: string | undefined;
+  /** The request headers. */
+  readonly headers: Headers;
+  /** Fires when the client goes away or the server gives up on the request. */
+  readonly signal: AbortSignal;
+  /** Headers to send with the response; set them before returning (or before the first stream message). */
+  readonly responseHeaders: Headers;
+  /** A2A extensions the client asked for (`A2A-Extensions`), trimmed and de-duplicated. */
+  readonly extensions: readonly string[];
+}
