@@ -1,5 +1,8 @@
 import { createEcmaScriptPlugin } from "@bufbuild/protoplugin";
+import { emitClientFile } from "./emit/client.js";
 import { emitRoutesFile } from "./emit/routes.js";
+import { emitServerFiles } from "./emit/server.js";
+import { emitStubFile } from "./emit/stub.js";
 import { describeConflict, readServiceRoutes } from "./httprule/service.js";
 import { HttpRuleError } from "./httprule/bindings.js";
 import { parseOptions, type PluginOptions } from "./options.js";
@@ -25,6 +28,9 @@ export const plugin = createEcmaScriptPlugin<PluginOptions>({
         }
       }
       emitRoutesFile(schema, file, services);
+      if (schema.options.servers.length > 0) emitServerFiles(schema, file, services);
+      if (schema.options.stub) emitStubFile(schema, file, services);
+      if (schema.options.client) emitClientFile(schema, file, services);
     }
   },
 });
