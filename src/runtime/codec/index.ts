@@ -1,0 +1,2 @@
+export { decodeRequest, parseJsonBody, checkRequired, encodeResponse } from "./codec.js";
+export type { DecodeRequestInput, DecodeOptions, EncodeOptions } from "./codec.js";
