@@ -1,0 +1,77 @@
+import { parseArgs } from "node:util";
+import { serverFrameworks, type ServerFramework } from "../options.js";
+import { defaultProto, scaffold, ScaffoldError } from "./scaffold.js";
+
+const usage = `usage: protoc-gen-a2a-http scaffold <dir> [--framework express|fastify|hono] [--proto a2a.proto] [--service Name] [--port 3000] [--force]
+
+Writes a new A2A agent server project into <dir>: package.json, buf.yaml and
+buf.gen.yaml using this plugin, the proto, src/handlers.ts with every method
+answering UNIMPLEMENTED, src/server.ts and a README. Existing files are kept
+unless --force is given.`;
+
+/** Runs `protoc-gen-a2a-http scaffold ...`; returns the process exit code. */
+export function runScaffoldCli(args: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        framework: { type: "string", default: "express" },
+        proto: { type: "string" },
+        service: { type: "string" },
+        port: { type: "string" },
+        "plugin-spec": { type: "string" },
+        force: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    process.stderr.write(`protoc-gen-a2a-http scaffold: ${(e as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(usage + "\n");
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`protoc-gen-a2a-http scaffold: name one directory\n${usage}\n`);
+    return 2;
+  }
+  const framework = values.framework as ServerFramework;
+  if (!serverFrameworks.includes(framework)) {
+    process.stderr.write(`protoc-gen-a2a-http scaffold: unknown framework "${framework}"; choose one of ${serverFrameworks.join(", ")}\n`);
+    return 2;
+  }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
+    process.stderr.write(`protoc-gen-a2a-http scaffold: --port must be a port number, not "${values.port}"\n`);
+    return 2;
+  }
+  const proto = values.proto ?? defaultProto();
+  if (!proto) {
+    process.stderr.write("protoc-gen-a2a-http scaffold: pass --proto path/to/a2a.proto\n");
+    return 2;
+  }
+  try {
+    const written = scaffold({
+      dir: positionals[0]!,
+      framework,
+      proto,
+      service: values.service,
+      force: values.force,
+      pluginSpec: values["plugin-spec"],
+      port,
+    });
+    process.stdout.write(`wrote ${written.length} files into ${positionals[0]}:\n${written.map((f) => "  " + f).join("\n")}\n`);
+    process.stdout.write(`next: cd ${positionals[0]} && npm install && npm start\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof ScaffoldError || (e instanceof Error && e.name === "HttpRuleError")) {
+      process.stderr.write(`protoc-gen-a2a-http scaffold: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,227 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { getComments } from "@bufbuild/protoplugin";
+import Handlebars from "handlebars";
+import { readServiceRoutes } from "../httprule/service.js";
+import { lowerFirstWord } from "../emit/names.js";
+import { serverFrameworks, type ServerFramework } from "../options.js";
+import { version } from "../version.js";
+
+export interface ScaffoldOptions {
+  /** The directory of the new project; created if missing. */
+  readonly dir: string;
+  readonly framework: ServerFramework;
+  /** The proto with the service (a2a.proto by default). */
+  readonly proto: string;
+  /** Which service of the proto, when it has several with HTTP rules. */
+  readonly service?: string | undefined;
+  /** Overwrite files that exist. */
+  readonly force?: boolean | undefined;
+  /** The dependency spec of protoc-gen-a2a-http in the new package.json. */
+  readonly pluginSpec?: string | undefined;
+  readonly port?: number | undefined;
+}
+
+/** A problem with the request to scaffold: reported as a message, never a stack. */
+export class ScaffoldError extends Error {
+  override name = "ScaffoldError";
+}
+
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const templateDir = join(packageRoot, "templates", "scaffold");
+const require = createRequire(import.meta.url);
+
+/** The versions a scaffolded project pins: the ones this package is built and tested with. */
+function pinnedVersions(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const all = { ...pkg.devDependencies, ...pkg.dependencies };
+  const pick = (name: string, fallback: string) => all[name] ?? fallback;
+  return {
+    protobuf: pick("@bufbuild/protobuf", "2.13.0"),
+    protocGenEs: pick("@bufbuild/protoc-gen-es", "2.13.0"),
+    buf: pick("@bufbuild/buf", "1.75.0"),
+    express: pick("express", "5.3.0"),
+    typesExpress: pick("@types/express", "5.0.4"),
+    fastify: pick("fastify", "5.12.8"),
+    hono: pick("hono", "4.13.19"),
+    honoNodeServer: pick("@hono/node-server", "2.1.9"),
+    typesNode: pick("@types/node", "20.19.43"),
+    tsx: pick("tsx", "4.23.15"),
+    typescript: pick("typescript", "5.9.3"),
+  };
+}
+
+/** Where the A2A proto comes from when the caller names none. */
+export function defaultProto(): string | undefined {
+  const staged = join(packageRoot, "vendor", "proto", "a2a.proto");
+  return existsSync(staged) ? staged : undefined;
+}
+
+/**
+ * Writes a new agent server project into `options.dir`: package.json, buf.yaml,
+ * buf.gen.yaml using this plugin, the proto, a handlers file with every method
+ * answering UNIMPLEMENTED, the server entry point and a README. Refuses to
+ * overwrite anything unless `force` is set. Returns the files written,
+ * relative to the directory.
+ */
+export function scaffold(options: ScaffoldOptions): string[] {
+  if (!serverFrameworks.includes(options.framework)) {
+    throw new ScaffoldError(`unknown framework "${options.framework}"; choose one of ${serverFrameworks.join(", ")}`);
+  }
+  const protoPath = resolve(options.proto);
+  if (!existsSync(protoPath)) throw new ScaffoldError(`proto file not found: ${protoPath}`);
+  const dir = resolve(options.dir);
+  const protoFile = basename(protoPath);
+  const service = describeService(protoPath, options.service);
+  const packageName = basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "") || "a2a-agent";
+
+  const context = {
+    packageName,
+    framework: options.framework,
+    profile: service.typeName.endsWith(".A2AService") ? "a2a" : "none",
+    protoFile,
+    httpModule: protoFile.replace(/\.proto$/, "") + "_http",
+    serviceName: service.name,
+    serviceTypeName: service.typeName,
+    fnPrefix: lowerFirstWord(service.name),
+    methods: service.methods,
+    pluginSpec: options.pluginSpec ?? `^${version}`,
+    port: options.port ?? 3000,
+    versions: pinnedVersions(),
+  };
+
+  const files = new Map<string, string>([
+    ["package.json", render("package.json.hbs", context)],
+    ["buf.yaml", render("buf.yaml.hbs", context)],
+    ["buf.gen.yaml", render("buf.gen.yaml.hbs", context)],
+    ["tsconfig.json", render("tsconfig.json.hbs", context)],
+    [".gitignore", render("gitignore.hbs", context)],
+    ["README.md", render("README.md.hbs", context)],
+    ["src/handlers.ts", render("handlers.ts.hbs", context)],
+    ["src/server.ts", render("server.ts.hbs", context)],
+  ]);
+  const copies = new Map<string, string>([[`proto/${protoFile}`, protoPath]]);
+  for (const name of googleApiProtos) {
+    copies.set(`proto/google/api/${name}`, join(googleApiDir(), name));
+  }
+
+  const targets = [...files.keys(), ...copies.keys()];
+  const existing = targets.filter((t) => existsSync(join(dir, t)));
+  if (existing.length > 0 && !options.force) {
+    throw new ScaffoldError(
+      `${options.dir} already has ${existing.join(", ")}; pass --force to overwrite`,
+    );
+  }
+  for (const [name, text] of files) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  for (const [name, from] of copies) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    copyFileSync(from, join(dir, name));
+  }
+  return targets;
+}
+
+interface ServiceInfo {
+  readonly name: string;
+  readonly typeName: string;
+  readonly methods: readonly { localName: string; name: string; streaming: boolean; jsDoc: string }[];
+}
+
+/** Compiles the proto with buf and picks the service to scaffold. */
+function describeService(protoPath: string, wanted: string | undefined): ServiceInfo {
+  const image = compile(protoPath);
+  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, image));
+  const services = [];
+  for (const file of registry.files) {
+    if (file.name + ".proto" !== basename(protoPath)) continue;
+    for (const s of file.services) {
+      const routes = readServiceRoutes(s);
+      if (routes.bindings.length > 0) services.push(routes);
+    }
+  }
+  if (services.length === 0) throw new ScaffoldError(`${basename(protoPath)} has no service with google.api.http rules`);
+  const chosen = wanted ? services.find((s) => s.service.name === wanted || s.service.typeName === wanted) : services[0];
+  if (!chosen) {
+    throw new ScaffoldError(
+      `service "${wanted}" not found; ${basename(protoPath)} has ${services.map((s) => s.service.name).join(", ")}`,
+    );
+  }
+  const withRoutes = new Set(chosen.bindings.map((b) => b.rpc));
+  return {
+    name: chosen.service.name,
+    typeName: chosen.service.typeName,
+    methods: chosen.service.methods
+      .filter((m) => withRoutes.has(m))
+      .map((m) => ({
+        localName: m.localName,
+        name: m.name,
+        streaming: m.methodKind === "server_streaming",
+        jsDoc: firstSentence(getComments(m).leading ?? ""),
+      })),
+  };
+}
+
+/**
+ * Compiles one proto with buf, beside a copy of google/api, in a temporary
+ * directory (the proto's own directory rarely has google/api in it).
+ */
+function compile(protoPath: string): Buffer {
+  const bufBin = join(dirname(require.resolve("@bufbuild/buf/package.json")), "bin", "buf");
+  const tmp = mkdtempSync(join(tmpdir(), "a2a-http-scaffold-"));
+  try {
+    mkdirSync(join(tmp, "google", "api"), { recursive: true });
+    for (const name of googleApiProtos) copyFileSync(join(googleApiDir(), name), join(tmp, "google", "api", name));
+    copyFileSync(protoPath, join(tmp, basename(protoPath)));
+    return execFileSync(
+      process.execPath,
+      [bufBin, "build", tmp, "--path", join(tmp, basename(protoPath)), "--as-file-descriptor-set", "-o", "-#format=binpb"],
+      { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 },
+    );
+  } catch (e) {
+    const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim();
+    throw new ScaffoldError(`buf could not compile ${protoPath}${stderr ? `:\n${stderr}` : ""}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const googleApiProtos = ["annotations.proto", "http.proto", "field_behavior.proto", "client.proto", "launch_stage.proto"];
+
+function googleApiDir(): string {
+  return join(dirname(require.resolve("google-proto-files/package.json")), "google", "api");
+}
+
+function firstSentence(comment: string): string {
+  const text = comment.replace(/\s+/g, " ").trim();
+  const end = text.search(/\.(\s|$)/);
+  return (end < 0 ? text : text.slice(0, end + 1)).replaceAll("*/", "*\\/");
+}
+
+const compiled = new Map<string, HandlebarsTemplateDelegate>();
+const hbs = Handlebars.create();
+hbs.registerHelper("eq", (a: unknown, b: unknown) => a === b);
+
+/** Renders one template; a broken template is reported by name, not as a crash. */
+function render(name: string, context: object): string {
+  let template = compiled.get(name);
+  try {
+    if (!template) {
+      template = hbs.compile(readFileSync(join(templateDir, name), "utf8"), { noEscape: true, strict: true });
+      compiled.set(name, template);
+    }
+    return template(context);
+  } catch (e) {
+    throw new ScaffoldError(`template ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
