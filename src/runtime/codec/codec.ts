@@ -1,46 +1,362 @@
-// STUB: signatures are final; bodies are being filled in.
-import { create, fromJson, toJson, type DescMessage, type Message, type Registry } from "@bufbuild/protobuf";
+// The framework-free request/response codec: HTTP path variables, query and
+// JSON body in, a protobuf-es message out; a message in, its JSON out.
+import {
+  create,
+  fromJson,
+  toJson,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  type Message,
+  type Registry,
+} from "@bufbuild/protobuf";
+import { reflect, type ReflectList, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import type { RouteBinding } from "../route-binding.js";
-import { Code, RpcError } from "../errors.js";
+import { badRequest, Code, RpcError } from "../errors.js";
+import { jsonError } from "./json.js";
+import { fieldByName, quote } from "./names.js";
+import { fieldConverter, messageConverter, ValueError, type Converter, type FieldValue } from "./values.js";
+
+export { parseJsonBody } from "./json.js";
+export { checkRequired } from "./required.js";
 
 export interface DecodeRequestInput {
-  /** Decoded path variable values by dotted field path (from the router). */
+  /** Decoded path variable values by dotted field path, as the router gives them. */
   readonly variables: Readonly<Record<string, string>>;
   /** The raw query string, without the leading "?" ("" when there is none). */
   readonly query: string;
-  /** The parsed JSON body; `undefined` when there was none. */
+  /** The parsed JSON body (see parseJsonBody); `undefined` when there was none. */
   readonly body: unknown;
 }
 
 export interface DecodeOptions {
-  /** Also split a repeated field's query value on "," (A2A profile). */
+  /** A repeated field's query value is also split on "," (the A2A profile allows `a,b`). */
   readonly commaLists?: boolean;
-  /** A registry for google.protobuf.Any in bodies. */
+  /** Resolves google.protobuf.Any in bodies. */
   readonly registry?: Registry;
 }
 
 export interface EncodeOptions {
+  /** Resolves google.protobuf.Any in responses. */
   readonly registry?: Registry;
 }
 
-export function decodeRequest(route: RouteBinding, input: DecodeRequestInput, _options?: DecodeOptions): Message {
-  const body = route.body === "*" && input.body != null ? input.body : {};
-  return fromJson(route.input, body as never, { ignoreUnknownFields: true });
+/** A query parameter name resolved to a field path. */
+interface QueryTarget {
+  /** The message fields leading to the leaf, then the leaf. */
+  readonly parents: readonly DescField[];
+  readonly leaf: DescField;
+  /** The proto-name dotted path; a singular one may be given once. */
+  readonly key: string;
+  /** Set when the leaf is in a oneof: the parent path plus the oneof's name. */
+  readonly oneofKey: string | undefined;
+  readonly list: boolean;
+  readonly convert: Converter;
 }
 
-export function parseJsonBody(text: string): unknown {
-  if (text === "") return undefined;
+interface PathSetter {
+  readonly name: string;
+  readonly parents: readonly DescField[];
+  readonly leaf: DescField;
+  readonly convert: Converter;
+}
+
+interface RoutePlan {
+  readonly input: DescMessage;
+  /** The top-level field the body stands for, when `body` names one. */
+  readonly bodyField: DescField | undefined;
+  readonly readQuery: boolean;
+  readonly paths: readonly PathSetter[];
+  /** Proto-name paths bound by the path template. */
+  readonly bound: ReadonlySet<string>;
+  /** Query name -> target (null: ignored), filled as names are seen. */
+  readonly names: Map<string, QueryTarget | null>;
+}
+
+const MAX_CACHED_NAMES = 512;
+const routePlans = new WeakMap<RouteBinding, RoutePlan>();
+
+function routePlan(route: RouteBinding): RoutePlan {
+  let p = routePlans.get(route);
+  if (p === undefined) {
+    p = buildRoutePlan(route);
+    routePlans.set(route, p);
+  }
+  return p;
+}
+
+function buildRoutePlan(route: RouteBinding): RoutePlan {
+  const input = route.input;
+  let bodyField: DescField | undefined;
+  if (route.body !== "" && route.body !== "*") {
+    bodyField = input.fields.find((f) => f.name === route.body) ?? fieldByName(input, route.body);
+    if (bodyField === undefined) throw new Error(`${route.rpc}: body field "${route.body}" is not a field of ${input.typeName}`);
+  }
+  const paths: PathSetter[] = [];
+  const bound = new Set<string>();
+  for (const v of route.path.variables) {
+    const name = v.fieldPath.join(".");
+    const parents: DescField[] = [];
+    let desc = input;
+    let leaf: DescField | undefined;
+    v.fieldPath.forEach((part, i) => {
+      const f = fieldByName(desc, part);
+      if (f === undefined) throw new Error(`${route.rpc}: path variable "${name}" does not name a field of ${input.typeName}`);
+      if (i < v.fieldPath.length - 1) {
+        if (f.fieldKind !== "message") throw new Error(`${route.rpc}: path variable "${name}": ${f.name} is not a message field`);
+        parents.push(f);
+        desc = f.message;
+      } else {
+        leaf = f;
+      }
+    });
+    const convert = leaf && fieldConverter(leaf);
+    if (!leaf || !convert || leaf.fieldKind === "list") {
+      throw new Error(`${route.rpc}: path variable "${name}" must name a singular scalar or enum field`);
+    }
+    paths.push({ name, parents, leaf, convert });
+    bound.add([...parents, leaf].map((f) => f.name).join("."));
+  }
+  return { input, bodyField, readQuery: route.body !== "*", paths, bound, names: new Map() };
+}
+
+function resolveQueryName(plan: RoutePlan, name: string): QueryTarget | null {
+  const cached = plan.names.get(name);
+  if (cached !== undefined) return cached;
+  const t = resolveUncached(plan, name);
+  if (plan.names.size < MAX_CACHED_NAMES) plan.names.set(name, t);
+  return t;
+}
+
+function resolveUncached(plan: RoutePlan, name: string): QueryTarget | null {
+  const parts = name.split(".");
+  const parents: DescField[] = [];
+  let desc = plan.input;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const f = fieldByName(desc, parts[i]!);
+    // Only singular message fields can be descended into; not lists or maps,
+    // and not message types that take a single value (Timestamp, wrappers...).
+    if (f === undefined || f.fieldKind !== "message" || messageConverter(f.message) !== undefined) return null;
+    parents.push(f);
+    desc = f.message;
+  }
+  const leaf = fieldByName(desc, parts[parts.length - 1]!);
+  if (leaf === undefined) return null;
+  const convert = fieldConverter(leaf);
+  if (convert === undefined) return null;
+  const top = parents[0] ?? leaf;
+  if (plan.bodyField === top) return null; // the body covers it
+  const key = [...parents, leaf].map((f) => f.name).join(".");
+  if (plan.bound.has(key)) return null; // the path binds it
+  const parentKey = parents.map((f) => f.name).join(".");
+  return {
+    parents,
+    leaf,
+    key,
+    oneofKey: leaf.oneof ? `${parentKey}#${leaf.oneof.name}` : undefined,
+    list: leaf.fieldKind === "list",
+    convert,
+  };
+}
+
+/** The message at the end of `parents`, creating the missing ones. */
+function descend(root: ReflectMessage, parents: readonly DescField[]): ReflectMessage {
+  let m = root;
+  for (const f of parents) {
+    if (f.fieldKind !== "message") break;
+    if (m.isSet(f)) {
+      m = m.get(f);
+    } else {
+      const child = reflect(f.message);
+      m.set(f, child);
+      m = child;
+    }
+  }
+  return m;
+}
+
+const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
+/** Decodes one query component: "+" is a space, then %XX (UTF-8). */
+function decodeComponent(raw: string, what: string): string {
+  const s = raw.includes("+") ? raw.replace(/\+/g, " ") : raw;
+  if (!s.includes("%")) return s;
   try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new RpcError(Code.INVALID_ARGUMENT, `invalid JSON body: ${(e as Error).message}`);
+    return decodeURIComponent(s);
+  } catch {
+    throw new RpcError(Code.INVALID_ARGUMENT, `malformed percent-escape in query parameter ${what}`, [
+      badRequest([{ field: what, description: "malformed percent-escape" }]),
+    ]);
   }
 }
 
-export function checkRequired(_schema: DescMessage, _message: Message): void {}
-
-export function encodeResponse(route: RouteBinding, message: Message, _options?: EncodeOptions): unknown {
-  return toJson(route.output, message);
+function invalidParam(name: string, value: string, why: string): RpcError {
+  return new RpcError(Code.INVALID_ARGUMENT, `invalid value ${quote(value)} for query parameter "${name}": ${why}`, [
+    badRequest([{ field: name, description: why }]),
+  ]);
 }
 
-void create;
+function convertParam(t: QueryTarget, name: string, value: string): FieldValue {
+  try {
+    return t.convert(value);
+  } catch (e) {
+    if (e instanceof ValueError) throw invalidParam(name, value, e.message);
+    throw e;
+  }
+}
+
+function applyQuery(plan: RoutePlan, root: ReflectMessage, query: string, commaLists: boolean): void {
+  if (query.includes("%") && MALFORMED_ESCAPE.test(query)) {
+    throw new RpcError(Code.INVALID_ARGUMENT, "malformed percent-escape in the query string");
+  }
+  let given: Map<string, string> | undefined;
+  for (const part of query.split("&")) {
+    if (part === "") continue;
+    const eq = part.indexOf("=");
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? "" : part.slice(eq + 1);
+    const name = decodeComponent(rawName, quote(rawName));
+    const t = resolveQueryName(plan, name);
+    if (t === null) continue;
+    if (t.list) {
+      const list = descend(root, t.parents).get(t.leaf) as ReflectList;
+      const raws = commaLists ? rawValue.split(",") : [rawValue];
+      for (const r of raws) list.add(convertParam(t, name, decodeComponent(r, `"${name}"`)));
+      continue;
+    }
+    given ??= new Map();
+    const before = given.get(t.key);
+    if (before !== undefined) {
+      const also = before === name ? "" : ` (also given as "${before}")`;
+      throw new RpcError(Code.INVALID_ARGUMENT, `query parameter "${name}" is given more than once${also}; the field is not repeated`, [
+        badRequest([{ field: name, description: "given more than once for a singular field" }]),
+      ]);
+    }
+    given.set(t.key, name);
+    if (t.oneofKey !== undefined) {
+      const other = given.get(t.oneofKey);
+      if (other !== undefined) {
+        throw new RpcError(
+          Code.INVALID_ARGUMENT,
+          `query parameters "${other}" and "${name}" set two members of the oneof ${t.leaf.oneof!.name}`,
+          [badRequest([{ field: name, description: `another member of oneof ${t.leaf.oneof!.name} is already set` }])],
+        );
+      }
+      given.set(t.oneofKey, name);
+    }
+    const value = convertParam(t, name, decodeComponent(rawValue, `"${name}"`));
+    setValue(descend(root, t.parents), t.leaf, value, name, rawValue, "query parameter");
+  }
+}
+
+function setValue(m: ReflectMessage, f: DescField, value: FieldValue, name: string, raw: string, what: string): void {
+  try {
+    if (f.fieldKind === "message") m.set(f, reflect(f.message, value as Message, false));
+    else m.set(f, value as never);
+  } catch (e) {
+    // The reflect API's own checks (should not happen after conversion).
+    const why = e instanceof Error ? e.message : String(e);
+    throw new RpcError(Code.INVALID_ARGUMENT, `invalid value ${quote(raw)} for ${what} "${name}": ${why}`, [
+      badRequest([{ field: name, description: why }]),
+    ]);
+  }
+}
+
+function applyPath(plan: RoutePlan, root: ReflectMessage, variables: Readonly<Record<string, string>>): void {
+  for (const p of plan.paths) {
+    if (!Object.prototype.hasOwnProperty.call(variables, p.name)) continue;
+    const text = variables[p.name]!;
+    let value: FieldValue;
+    try {
+      value = p.convert(text);
+    } catch (e) {
+      if (!(e instanceof ValueError)) throw e;
+      throw new RpcError(Code.INVALID_ARGUMENT, `invalid value ${quote(text)} for path variable "${p.name}": ${e.message}`, [
+        badRequest([{ field: p.name, description: e.message }]),
+      ]);
+    }
+    setValue(p.parents.length === 0 ? root : descend(root, p.parents), p.leaf, value, p.name, text, "path variable");
+  }
+}
+
+function decodeBody(plan: RoutePlan, body: unknown, registry: Registry | undefined): Message {
+  const opts = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
+  if (plan.bodyField === undefined) {
+    // body "*": the JSON is the request; empty or null is an empty message.
+    if (body === undefined || body === null) return create(plan.input);
+    if (typeof body !== "object" || Array.isArray(body)) {
+      const got = Array.isArray(body) ? "an array" : typeof body;
+      throw new RpcError(Code.INVALID_ARGUMENT, `the request body must be a JSON object, not ${got}`, [
+        badRequest([{ field: "", description: `expected a JSON object, got ${got}` }]),
+      ]);
+    }
+    try {
+      return fromJson(plan.input, body as JsonValue, opts);
+    } catch (e) {
+      throw jsonError(plan.input, body, e, registry);
+    }
+  }
+  // body "field": the JSON is that field's value (message, scalar or list).
+  if (body === undefined) return create(plan.input);
+  const wrapped = { [plan.bodyField.jsonName]: body } as JsonValue;
+  try {
+    return fromJson(plan.input, wrapped, opts);
+  } catch (e) {
+    throw jsonError(plan.input, wrapped, e, registry);
+  }
+}
+
+/**
+ * Decodes an HTTP request into the route's input message: the body first
+ * (`body: "*"`: the whole request; `body: "field"`: that field; none: no
+ * body is read), then the query string (unless `body` is "*"), then the path
+ * variables on top, so the path wins. Throws RpcError INVALID_ARGUMENT naming
+ * the parameter or field at fault. REQUIRED fields are not checked here; call
+ * checkRequired on the result.
+ */
+export function decodeRequest(route: RouteBinding, input: DecodeRequestInput, options?: DecodeOptions): Message {
+  const plan = routePlan(route);
+  const msg = route.body === "" ? create(plan.input) : decodeBody(plan, input.body, options?.registry);
+  const hasQuery = plan.readQuery && input.query !== "";
+  if (!hasQuery && plan.paths.length === 0) return msg;
+  const r = reflect(plan.input, msg, false);
+  if (hasQuery) applyQuery(plan, r, input.query, options?.commaLists === true);
+  applyPath(plan, r, input.variables);
+  return msg;
+}
+
+const outputFields = new WeakMap<RouteBinding, DescField | null>();
+
+function responseField(route: RouteBinding): DescField | null {
+  let f = outputFields.get(route);
+  if (f === undefined) {
+    f = null;
+    if (route.responseBody !== "") {
+      f = route.output.fields.find((x) => x.name === route.responseBody) ?? fieldByName(route.output, route.responseBody) ?? null;
+      if (f === null) throw new Error(`${route.rpc}: response_body "${route.responseBody}" is not a field of ${route.output.typeName}`);
+    }
+    outputFields.set(route, f);
+  }
+  return f;
+}
+
+/**
+ * The response JSON for `message` (the route's output type): its ProtoJSON,
+ * or with `response_body` only that field's JSON (its default value when it
+ * is unset: "" / 0 / false / [] / {}). google.protobuf.Empty is `{}`.
+ */
+export function encodeResponse(route: RouteBinding, message: Message, options?: EncodeOptions): unknown {
+  const schema = route.output;
+  const f = responseField(route);
+  const opts = options?.registry ? { registry: options.registry } : undefined;
+  if (f === null) return toJson(schema, message, opts);
+  // Copy the one field into an empty message and print it with defaults, so
+  // only that field is converted and an unset scalar still has a value.
+  const src = reflect(schema, message, false);
+  const copy = reflect(schema);
+  if (src.isSet(f)) copy.set(f, src.get(f) as never);
+  const json = toJson(schema, copy.message, { ...opts, alwaysEmitImplicit: true }) as Record<string, unknown>;
+  const v = json[f.jsonName];
+  if (v !== undefined) return v;
+  return f.fieldKind === "message" ? {} : null;
+}

@@ -1,2 +1,2 @@
-export { decodeRequest, parseJsonBody, checkRequired, encodeResponse } from "./codec.js";
+export { decodeRequest, encodeResponse, parseJsonBody, checkRequired } from "./codec.js";
 export type { DecodeRequestInput, DecodeOptions, EncodeOptions } from "./codec.js";

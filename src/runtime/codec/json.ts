@@ -1,0 +1,158 @@
+// JSON bodies: parsing, forbidden keys, and pointing at the field a ProtoJSON error is about.
+import { fromJson, type DescMessage, type JsonValue, type Registry } from "@bufbuild/protobuf";
+import { isFieldError } from "@bufbuild/protobuf/reflect";
+import { badRequest, Code, RpcError } from "../errors.js";
+import { fieldByName } from "./names.js";
+
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor"]);
+
+/**
+ * Parses a request body. An empty (or all-whitespace) text is `undefined`;
+ * invalid JSON is INVALID_ARGUMENT. An object key `__proto__` or
+ * `constructor`, at any depth, is INVALID_ARGUMENT too: JSON.parse keeps
+ * them as plain own properties, but code that copies keys by assignment
+ * (protobuf-es does, for map fields and google.protobuf.Struct) would turn
+ * `__proto__` into a prototype.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    if (text.trim() === "") return undefined;
+    const why = e instanceof Error ? e.message : String(e);
+    throw new RpcError(Code.INVALID_ARGUMENT, `the request body is not valid JSON: ${why}`);
+  }
+  // Keys can only be forbidden if the text spells them, possibly with escapes.
+  if (typeof value === "object" && value !== null && (text.includes("proto") || text.includes("constructor") || text.includes("\\u"))) {
+    const bad = findForbiddenKey(value);
+    if (bad !== undefined) {
+      throw new RpcError(Code.INVALID_ARGUMENT, `the request body has the forbidden key ${JSON.stringify(bad.key)} at ${bad.path}`, [
+        badRequest([{ field: bad.path, description: `the key ${JSON.stringify(bad.key)} is not allowed` }]),
+      ]);
+    }
+  }
+  return value;
+}
+
+/** The first `__proto__` or `constructor` key in a parsed JSON value, with its path. */
+export function findForbiddenKey(value: unknown): { key: string; path: string } | undefined {
+  // Iterative, so that deeply nested input cannot overflow the stack.
+  const stack: { v: unknown; path: string }[] = [{ v: value, path: "" }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const e: unknown = v[i];
+        if (typeof e === "object" && e !== null) stack.push({ v: e, path: `${path}[${i}]` });
+      }
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      const p = path === "" ? key : `${path}.${key}`;
+      if (FORBIDDEN_KEYS.has(key)) return { key, path: p };
+      const e = (v as Record<string, unknown>)[key];
+      if (typeof e === "object" && e !== null) stack.push({ v: e, path: p });
+    }
+  }
+  return undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function reason(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = (e as { cause?: unknown }).cause;
+    if (isFieldError(cause)) return cause.message;
+    // "cannot decode message x.Y from JSON: ..." -> "..."
+    const m = /^cannot decode [^:]* from JSON:? ?(.*)$/s.exec(e.message);
+    return m && m[1] ? m[1] : e.message;
+  }
+  return String(e);
+}
+
+const MAX_LOCATE_DEPTH = 32;
+
+/**
+ * After fromJson failed on `json`, finds the deepest field whose value is
+ * at fault, as a JSON path ("message.parts[0].text"). Costly, so it only runs
+ * on the error path.
+ */
+function locate(
+  desc: DescMessage,
+  json: unknown,
+  prefix: string,
+  opts: { ignoreUnknownFields: true; registry?: Registry },
+  depth: number,
+): { path: string; description: string } | undefined {
+  if (!isPlainObject(json) || depth > MAX_LOCATE_DEPTH || desc.typeName.startsWith("google.protobuf.")) return undefined;
+  for (const key of Object.keys(json)) {
+    const f = fieldByName(desc, key);
+    if (f === undefined) continue;
+    const value = json[key];
+    try {
+      fromJson(desc, { [key]: value } as JsonValue, opts);
+      continue;
+    } catch (e) {
+      const path = prefix === "" ? f.jsonName : `${prefix}.${f.jsonName}`;
+      if (f.fieldKind === "message") {
+        return locate(f.message, value, path, opts, depth + 1) ?? { path, description: reason(e) };
+      }
+      if (f.fieldKind === "list" && f.listKind === "message" && Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          try {
+            fromJson(f.message, value[i] as JsonValue, opts);
+          } catch (e2) {
+            const p = `${path}[${i}]`;
+            return locate(f.message, value[i], p, opts, depth + 1) ?? { path: p, description: reason(e2) };
+          }
+        }
+      }
+      if (f.fieldKind === "map" && f.mapKind === "message" && isPlainObject(value)) {
+        for (const k of Object.keys(value)) {
+          try {
+            fromJson(f.message, value[k] as JsonValue, opts);
+          } catch (e2) {
+            const p = `${path}[${JSON.stringify(k)}]`;
+            return locate(f.message, value[k], p, opts, depth + 1) ?? { path: p, description: reason(e2) };
+          }
+        }
+      }
+      return { path, description: reason(e) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Turns a fromJson failure on `json` (for `desc`) into INVALID_ARGUMENT
+ * naming the field at fault by its JSON path.
+ */
+export function jsonError(desc: DescMessage, json: unknown, e: unknown, registry: Registry | undefined): RpcError {
+  const opts = registry ? { ignoreUnknownFields: true as const, registry } : { ignoreUnknownFields: true as const };
+  let where: { path: string; description: string } | undefined;
+  try {
+    where = locate(desc, json, "", opts, 0);
+  } catch {
+    where = undefined;
+  }
+  if (where === undefined) {
+    // Errors that involve several keys (a oneof set twice, a field by both of
+    // its names), or the recursion limit: name what protobuf-es names.
+    let path = "";
+    const cause = e instanceof Error ? (e as { cause?: unknown }).cause : undefined;
+    if (isFieldError(cause)) {
+      const f = cause.field();
+      path = f.kind === "field" ? f.jsonName : f.name;
+    }
+    where = { path, description: reason(e) };
+  }
+  const subject = where.path === "" ? "the request body" : `field "${where.path}"`;
+  return new RpcError(Code.INVALID_ARGUMENT, `invalid value for ${subject}: ${where.description}`, [
+    badRequest([{ field: where.path, description: where.description }]),
+  ]);
+}

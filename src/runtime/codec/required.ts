@@ -1,0 +1,156 @@
+// google.api.field_behavior = REQUIRED, checked on a decoded request.
+import { getOption, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { badRequest, Code, RpcError } from "../errors.js";
+import { field_behavior, FieldBehavior } from "../../gen/google/api/field_behavior_pb.js";
+
+interface RequiredPlan {
+  /** Fields marked REQUIRED. */
+  readonly required: readonly DescField[];
+  /** Message-typed fields (singular, list or map) whose type has REQUIRED fields somewhere below. */
+  readonly descend: readonly DescField[];
+}
+
+const plans = new WeakMap<DescMessage, RequiredPlan | null>();
+
+function isRequired(field: DescField): boolean {
+  const behaviors = getOption(field, field_behavior);
+  return behaviors.includes(FieldBehavior.REQUIRED);
+}
+
+function messageType(field: DescField): DescMessage | undefined {
+  switch (field.fieldKind) {
+    case "message":
+      return field.message;
+    case "list":
+      return field.listKind === "message" ? field.message : undefined;
+    case "map":
+      return field.mapKind === "message" ? field.message : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Builds the plans of every message reachable from `root` at once: which
+ * messages need a visit is a fixed point over the (possibly cyclic) graph of
+ * message types. A message without REQUIRED fields anywhere below gets null,
+ * so checking it costs one WeakMap lookup.
+ */
+function buildPlans(root: DescMessage): void {
+  const all: DescMessage[] = [];
+  const seen = new Set<DescMessage>();
+  const todo = [root];
+  while (todo.length > 0) {
+    const d = todo.pop()!;
+    if (seen.has(d) || plans.has(d)) continue;
+    seen.add(d);
+    all.push(d);
+    for (const f of d.fields) {
+      const m = messageType(f);
+      if (m) todo.push(m);
+    }
+  }
+  const direct = new Map<DescMessage, DescField[]>();
+  const needs = new Set<DescMessage>();
+  for (const d of all) {
+    const req = d.fields.filter(isRequired);
+    direct.set(d, req);
+    if (req.length > 0) needs.add(d);
+  }
+  const needsVisit = (m: DescMessage): boolean => (seen.has(m) ? needs.has(m) : plans.get(m) != null);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const d of all) {
+      if (needs.has(d)) continue;
+      if (d.fields.some((f) => {
+        const m = messageType(f);
+        return m !== undefined && needsVisit(m);
+      })) {
+        needs.add(d);
+        changed = true;
+      }
+    }
+  }
+  for (const d of all) {
+    if (!needs.has(d)) {
+      plans.set(d, null);
+      continue;
+    }
+    const descend = d.fields.filter((f) => {
+      const m = messageType(f);
+      return m !== undefined && needsVisit(m);
+    });
+    plans.set(d, { required: direct.get(d)!, descend });
+  }
+}
+
+function plan(desc: DescMessage): RequiredPlan | null {
+  let p = plans.get(desc);
+  if (p === undefined) {
+    buildPlans(desc);
+    p = plans.get(desc) ?? null;
+  }
+  return p;
+}
+
+const MAX_VIOLATIONS = 50;
+
+function walk(msg: ReflectMessage, prefix: string, out: { field: string; description: string }[]): void {
+  const p = plan(msg.desc);
+  if (p === null) return;
+  for (const f of p.required) {
+    if (f.oneof) {
+      // A REQUIRED member of a oneof only counts when no other member is set.
+      const c = msg.oneofCase(f.oneof);
+      if (c !== undefined && c !== f) continue;
+    }
+    if (!msg.isSet(f)) {
+      const path = prefix === "" ? f.jsonName : `${prefix}.${f.jsonName}`;
+      const what = f.fieldKind === "list" || f.fieldKind === "map" ? "must not be empty" : "is required";
+      out.push({ field: path, description: `${path} ${what}` });
+      if (out.length >= MAX_VIOLATIONS) return;
+    }
+  }
+  for (const f of p.descend) {
+    if (!msg.isSet(f)) continue;
+    const path = prefix === "" ? f.jsonName : `${prefix}.${f.jsonName}`;
+    if (f.fieldKind === "message") {
+      walk(msg.get(f), path, out);
+    } else if (f.fieldKind === "list") {
+      let i = 0;
+      for (const e of msg.get(f).values()) {
+        walk(e as ReflectMessage, `${path}[${i++}]`, out);
+        if (out.length >= MAX_VIOLATIONS) return;
+      }
+    } else if (f.fieldKind === "map") {
+      for (const [k, v] of msg.get(f).entries()) {
+        walk(v as ReflectMessage, `${path}[${JSON.stringify(String(k))}]`, out);
+        if (out.length >= MAX_VIOLATIONS) return;
+      }
+    }
+    if (out.length >= MAX_VIOLATIONS) return;
+  }
+}
+
+/**
+ * Checks the fields marked `(google.api.field_behavior) = REQUIRED`, in
+ * `message` and in every message set below it (list elements and map values
+ * too). A field is missing when it is not set: an unset message, an empty
+ * list or map, or a scalar at its default value unless it has explicit
+ * presence. Throws INVALID_ARGUMENT with a google.rpc.BadRequest detail that
+ * names each missing field by its JSON path ("message.parts",
+ * "message.parts[0].text").
+ */
+export function checkRequired(schema: DescMessage, message: Message): void {
+  if (plan(schema) === null) return;
+  const out: { field: string; description: string }[] = [];
+  walk(reflect(schema, message, false), "", out);
+  if (out.length === 0) return;
+  const names = out.map((v) => v.field);
+  throw new RpcError(
+    Code.INVALID_ARGUMENT,
+    `missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`,
+    [badRequest(out)],
+  );
+}
