@@ -16,3 +16,4 @@ export {
 } from "./errors.js";
 export type { ErrorDetail, StatusBody } from "./errors.js";
 export type { RouteBinding, HandlerContext } from "./route-binding.js";
+export * from "./client/index.js";

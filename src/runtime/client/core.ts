@@ -1,0 +1,472 @@
+import {
+  create,
+  fromJson,
+  toJson,
+  type DescField,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+  type Registry,
+} from "@bufbuild/protobuf";
+import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import { Code, RpcError } from "../errors.js";
+import type { RouteBinding } from "../route-binding.js";
+import { appendQuery, choosePlan, clientError, compileBinding, type BindingPlan } from "./plan.js";
+import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
+
+/** Headers as a value, or a function (sync or async) called on every request. */
+export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+
+/** A request as it is about to go to `fetch`; interceptors may change it. */
+export interface ClientRequest {
+  /** The rpc, lowerCamel ("getTask"). */
+  readonly rpc: string;
+  /** The binding the request was built from. */
+  readonly binding: RouteBinding;
+  /** True for a server-streaming rpc (the response is text/event-stream). */
+  readonly streaming: boolean;
+  method: string;
+  url: string;
+  readonly headers: Headers;
+  /** The JSON body, or undefined when the binding sends none. */
+  body: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** Sends a request and resolves to the HTTP response. */
+export type ClientNext = (request: ClientRequest) => Promise<Response>;
+
+/** Wraps the next step: `(next) => async (req) => { req.headers.set(...); return next(req); }`. */
+export type ClientInterceptor = (next: ClientNext) => ClientNext;
+
+/** Options of a generated `create<Service>Client`. */
+export interface ClientOptions {
+  /** Where the service is mounted, e.g. `https://agent.example.com/a2a` (a trailing "/" is fine). */
+  readonly baseUrl: string;
+  /**
+   * Copied into the request's top-level `tenant` field when the request has one
+   * and it is unset, so the binding rule picks the `/{tenant}/...` route. Leave
+   * it out (or "") when the agent card sets no tenant.
+   */
+  readonly tenant?: string | undefined;
+  /** The fetch to use; default `globalThis.fetch` (looked up on every call). */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  /** Headers sent with every call; a function is called on every call. */
+  readonly headers?: HeadersOption | undefined;
+  /** Applied in order: the first is the outermost. */
+  readonly interceptors?: readonly ClientInterceptor[] | undefined;
+  /** Content-Type of request bodies. Default `application/json`; `application/a2a+json` in the A2A profile. */
+  readonly contentType?: string | undefined;
+  /** For `google.protobuf.Any` in requests and responses. */
+  readonly registry?: Registry | undefined;
+  /** The largest server-sent event accepted, in characters; default 4 MiB. A bigger one fails the stream with RESOURCE_EXHAUSTED. */
+  readonly maxEventSize?: number | undefined;
+  /** Default per-call timeout in milliseconds; none by default. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Aborting it cancels the call (RpcError CANCELLED); for a stream, it closes the connection. */
+  readonly signal?: AbortSignal | undefined;
+  /** Headers for this call, over the client's. */
+  readonly headers?: HeadersInit | undefined;
+  /** Deadline for the whole call (for a stream: until its end); past it, RpcError DEADLINE_EXCEEDED. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** What the generator knows about the file: its profile. */
+export interface ClientProfile {
+  readonly profile?: "none" | "a2a" | undefined;
+  /** The `A2A-Version` header in the A2A profile; default "1.0". */
+  readonly a2aVersion?: string | undefined;
+}
+
+export const DEFAULT_MAX_EVENT_SIZE = 4 * 1024 * 1024;
+
+const A2A_JSON = "application/a2a+json";
+const JSON_TYPE = "application/json";
+
+type AnyMethod = (request: object, options?: CallOptions) => unknown;
+
+interface RpcPlan {
+  readonly rpc: string;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  readonly streaming: boolean;
+  readonly plans: readonly BindingPlan[];
+  /** The input's top-level string `tenant` field, when it has one. */
+  readonly tenantJsonName: string | undefined;
+  /** True when a top-level `"error"` key in a stream event is a field of the output, not an error. */
+  readonly outputHasErrorField: boolean;
+}
+
+/**
+ * Builds a client object with one method per rpc of a route table. Generated
+ * `create<Service>Client` functions call it; the generated interface types it.
+ *
+ * Errors: every failure is an {@link RpcError}.
+ * - the server answered non-2xx: the decoded google.rpc.Status (`httpStatus` is the answer's);
+ * - no binding fits the request, or a path value is `.`/`..`: INVALID_ARGUMENT, `httpStatus` 0;
+ * - the network failed (connection refused, reset, DNS): UNAVAILABLE, `httpStatus` 0, `cause` the fetch error;
+ * - `timeoutMs` passed: DEADLINE_EXCEEDED, `httpStatus` 0;
+ * - the caller's signal aborted: CANCELLED, `httpStatus` 0, `cause` the signal's reason;
+ * - a 2xx whose body is not the expected JSON: INTERNAL with the answer's status;
+ * - a stream event over `maxEventSize`: RESOURCE_EXHAUSTED.
+ */
+export function createRouteClient<T>(
+  routes: readonly RouteBinding[],
+  options: ClientOptions,
+  profile: ClientProfile = {},
+): T {
+  const a2a = profile.profile === "a2a";
+  const a2aVersion = profile.a2aVersion ?? "1.0";
+  const contentType = options.contentType ?? (a2a ? A2A_JSON : JSON_TYPE);
+  const acceptUnary = a2a ? `${A2A_JSON}, ${JSON_TYPE}` : JSON_TYPE;
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const tenant = options.tenant ?? "";
+  const registry = options.registry;
+  const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  const staticHeaders = typeof options.headers === "function" ? undefined : options.headers;
+  const headersFn = typeof options.headers === "function" ? options.headers : undefined;
+  const writeOptions = registry ? { registry } : undefined;
+  const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
+
+  let send: ClientNext = (req) => {
+    const init: RequestInit = { method: req.method, headers: req.headers };
+    if (req.body !== undefined) init.body = req.body;
+    if (req.signal) init.signal = req.signal;
+    return (options.fetch ?? globalThis.fetch)(req.url, init);
+  };
+  for (const icpt of [...(options.interceptors ?? [])].reverse()) send = icpt(send);
+
+  const byRpc = new Map<string, RouteBinding[]>();
+  for (const b of routes) {
+    const list = byRpc.get(b.rpc);
+    if (list) list.push(b);
+    else byRpc.set(b.rpc, [b]);
+  }
+
+  const client: Record<string, AnyMethod> = {};
+  for (const [rpc, bindings] of byRpc) {
+    const first = bindings[0]!;
+    const tenantField = first.input.fields.find((f) => f.name === "tenant" && f.fieldKind === "scalar");
+    const plan: RpcPlan = {
+      rpc,
+      input: first.input,
+      output: first.output,
+      streaming: first.streaming === "server",
+      plans: bindings.map((b) => compileBinding(b, clientMethod(b, a2a))),
+      tenantJsonName: tenantField?.jsonName,
+      outputHasErrorField: first.output.fields.some((f) => f.jsonName === "error" || f.name === "error"),
+    };
+    client[rpc] = plan.streaming
+      ? (request, callOptions) => stream(plan, request, callOptions)
+      : (request, callOptions) => unary(plan, request, callOptions);
+  }
+  return client as T;
+
+  /** Builds the request: binding, URL, headers and body. */
+  async function prepare(plan: RpcPlan, request: object, callOptions: CallOptions | undefined) {
+    let json: JsonObject;
+    try {
+      const msg = create(plan.input, request as never) as Message;
+      json = toJson(plan.input, msg as never, writeOptions) as JsonObject;
+    } catch (cause) {
+      if (cause instanceof RpcError) throw cause;
+      throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);
+    }
+    if (tenant !== "" && plan.tenantJsonName !== undefined && (json[plan.tenantJsonName] ?? "") === "") {
+      json[plan.tenantJsonName] = tenant;
+    }
+    const { plan: chosen, path } = choosePlan(plan.rpc, plan.plans, json);
+    let body: string | undefined;
+    let url = baseUrl + path;
+    if (chosen.body === "*") {
+      body = JSON.stringify(json);
+    } else {
+      if (chosen.body !== "") {
+        const { jsonName, field } = chosen.body;
+        body = JSON.stringify(json[jsonName] ?? defaultJson(field));
+        delete json[jsonName];
+      }
+      const query: string[] = [];
+      appendQuery(plan.rpc, plan.input, json, "", query);
+      if (query.length > 0) url += "?" + query.join("&");
+    }
+    const headers = new Headers(staticHeaders);
+    if (headersFn) new Headers(await headersFn()).forEach((v, k) => headers.set(k, v));
+    if (a2a && !headers.has("A2A-Version")) headers.set("A2A-Version", a2aVersion);
+    if (!headers.has("Accept")) headers.set("Accept", plan.streaming ? "text/event-stream" : acceptUnary);
+    if (body !== undefined && !headers.has("Content-Type")) headers.set("Content-Type", contentType);
+    if (callOptions?.headers) new Headers(callOptions.headers).forEach((v, k) => headers.set(k, v));
+    return { chosen, url, body, headers };
+  }
+
+  async function unary(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): Promise<unknown> {
+    const { chosen, url, body, headers } = await prepare(plan, request, callOptions);
+    const call = startCall(callOptions, options.timeoutMs, false);
+    try {
+      const req: ClientRequest = {
+        rpc: plan.rpc,
+        binding: chosen.binding,
+        streaming: false,
+        method: chosen.method,
+        url,
+        headers,
+        body,
+        signal: call.signal,
+      };
+      let res: Response;
+      let text: string;
+      try {
+        res = await send(req);
+        if (!res.ok) throw await rpcErrorFromResponse(res);
+        text = await res.text();
+      } catch (e) {
+        throw call.mapError(e);
+      }
+      return decodeMessage(plan, chosen, text, res.status);
+    } finally {
+      call.done();
+    }
+  }
+
+  function decodeMessage(plan: RpcPlan, chosen: BindingPlan, text: string, status: number): unknown {
+    if (text.trim() === "") return create(plan.output);
+    let json: JsonValue;
+    try {
+      json = JSON.parse(text) as JsonValue;
+    } catch (cause) {
+      throw new RpcError(Code.INTERNAL, `${plan.rpc}: the response is not JSON: ${text.slice(0, 200)}`, [], {
+        httpStatus: status,
+        cause,
+      });
+    }
+    if (chosen.responseJsonName !== undefined) json = { [chosen.responseJsonName]: json };
+    try {
+      return fromJson(plan.output, json, readOptions);
+    } catch (cause) {
+      throw new RpcError(Code.INTERNAL, `${plan.rpc}: the response is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
+        httpStatus: status,
+        cause,
+      });
+    }
+  }
+
+  async function* stream(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): AsyncGenerator<unknown> {
+    const { chosen, url, body, headers } = await prepare(plan, request, callOptions);
+    const call = startCall(callOptions, options.timeoutMs, true);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let finished = false;
+    try {
+      const req: ClientRequest = {
+        rpc: plan.rpc,
+        binding: chosen.binding,
+        streaming: true,
+        method: chosen.method,
+        url,
+        headers,
+        body,
+        signal: call.signal,
+      };
+      let res: Response;
+      try {
+        res = await send(req);
+        if (!res.ok) throw await rpcErrorFromResponse(res);
+      } catch (e) {
+        throw call.mapError(e);
+      }
+      if (!res.body) {
+        finished = true;
+        return;
+      }
+      reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      const queue: EventSourceMessage[] = [];
+      let overflow: ParseError | undefined;
+      const parser = createParser({
+        onEvent: (e) => void queue.push(e),
+        onError: (e) => {
+          if (e.type === "max-buffer-size-exceeded") overflow = e;
+        },
+        maxBufferSize: maxEventSize,
+      });
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (e) {
+          throw call.mapError(e);
+        }
+        if (chunk.done) {
+          // An event without its closing blank line is dropped, as EventSource does.
+          finished = true;
+          return;
+        }
+        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        for (let i = 0; i < queue.length; i++) {
+          const message = decodeEvent(plan, chosen, queue[i]!, res.status);
+          if (message !== undefined) yield message;
+        }
+        queue.length = 0;
+        if (overflow) {
+          throw new RpcError(Code.RESOURCE_EXHAUSTED, `${plan.rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], {
+            httpStatus: res.status,
+          });
+        }
+      }
+    } finally {
+      call.done();
+      if (!finished) {
+        // Left early (break, error, abort): stop reading and close the connection.
+        reader?.cancel().catch(() => {});
+        call.abort();
+      }
+    }
+  }
+
+  function decodeEvent(plan: RpcPlan, chosen: BindingPlan, e: EventSourceMessage, status: number): unknown {
+    if (e.event === "error") {
+      let json: unknown;
+      try {
+        json = JSON.parse(e.data);
+      } catch {
+        json = undefined;
+      }
+      throw (
+        rpcErrorFromStatusJson(json, undefined) ??
+        new RpcError(Code.UNKNOWN, `${plan.rpc}: stream error: ${e.data.slice(0, 200)}`, [], { httpStatus: status })
+      );
+    }
+    if (e.data === "") return undefined;
+    let json: JsonValue;
+    try {
+      json = JSON.parse(e.data) as JsonValue;
+    } catch (cause) {
+      throw new RpcError(Code.INTERNAL, `${plan.rpc}: a stream event is not JSON: ${e.data.slice(0, 200)}`, [], {
+        httpStatus: status,
+        cause,
+      });
+    }
+    if (
+      !plan.outputHasErrorField &&
+      json !== null &&
+      typeof json === "object" &&
+      !Array.isArray(json) &&
+      json["error"] !== undefined
+    ) {
+      throw (
+        rpcErrorFromStatusJson(json, undefined) ??
+        new RpcError(Code.UNKNOWN, `${plan.rpc}: stream error: ${e.data.slice(0, 200)}`, [], { httpStatus: status })
+      );
+    }
+    if (chosen.responseJsonName !== undefined) json = { [chosen.responseJsonName]: json };
+    try {
+      return fromJson(plan.output, json, readOptions);
+    } catch (cause) {
+      throw new RpcError(Code.INTERNAL, `${plan.rpc}: a stream event is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
+        httpStatus: status,
+        cause,
+      });
+    }
+  }
+}
+
+/** The HTTP method the client sends for a binding. */
+function clientMethod(b: RouteBinding, a2a: boolean): string {
+  // A2A: the proto says GET for SubscribeToTask, the spec text says POST; servers take POST.
+  if (a2a && b.descriptor.name === "SubscribeToTask" && b.method === "GET") return "POST";
+  // A custom rule of kind "*" takes any method.
+  if (b.method === "*") return b.body === "" ? "GET" : "POST";
+  return b.method;
+}
+
+/** The JSON a body field has when it is unset. */
+function defaultJson(field: DescField): JsonValue {
+  switch (field.fieldKind) {
+    case "list":
+      return [];
+    case "map":
+    case "message":
+      return field.fieldKind === "message" && /^google\.protobuf\.(?!Struct$|Empty$|Any$)/.test(field.message.typeName) ? null : {};
+    case "enum":
+      return field.enum.values[0]?.name ?? 0;
+    case "scalar":
+      switch (field.scalar) {
+        case 9 /* STRING */:
+        case 12 /* BYTES */:
+          return "";
+        case 8 /* BOOL */:
+          return false;
+        case 3 /* INT64 */:
+        case 4 /* UINT64 */:
+        case 6 /* FIXED64 */:
+        case 16 /* SFIXED64 */:
+        case 18 /* SINT64 */:
+          return "0";
+        default:
+          return 0;
+      }
+  }
+}
+
+interface Call {
+  readonly signal: AbortSignal | undefined;
+  mapError(e: unknown): unknown;
+  abort(): void;
+  done(): void;
+}
+
+const noSignalCall: Call = {
+  signal: undefined,
+  mapError: (e) => mapNetworkError(e, false, undefined),
+  abort() {},
+  done() {},
+};
+
+/** Links the caller's signal and the timeout to one controller, and tells them apart afterwards. */
+function startCall(callOptions: CallOptions | undefined, defaultTimeout: number | undefined, always: boolean): Call {
+  const outer = callOptions?.signal;
+  const timeoutMs = callOptions?.timeoutMs ?? defaultTimeout;
+  if (!outer && timeoutMs === undefined && !always) return noSignalCall;
+  const ctl = new AbortController();
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => ctl.abort(outer?.reason);
+  if (outer) {
+    if (outer.aborted) ctl.abort(outer.reason);
+    else outer.addEventListener("abort", onAbort, { once: true });
+  }
+  if (timeoutMs !== undefined && !ctl.signal.aborted) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+  }
+  return {
+    signal: ctl.signal,
+    mapError(e) {
+      if (e instanceof RpcError) return e;
+      if (timedOut) return clientError(Code.DEADLINE_EXCEEDED, `the call timed out after ${timeoutMs} ms`, e);
+      if (outer?.aborted) return clientError(Code.CANCELLED, "the call was cancelled", outer.reason);
+      return mapNetworkError(e, ctl.signal.aborted, timeoutMs);
+    },
+    abort() {
+      ctl.abort();
+    },
+    done() {
+      if (timer !== undefined) clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+function mapNetworkError(e: unknown, aborted: boolean, _timeoutMs: number | undefined): unknown {
+  if (e instanceof RpcError) return e;
+  if (aborted) return clientError(Code.CANCELLED, "the call was cancelled", e);
+  const detail = e instanceof Error ? (e.cause instanceof Error ? `${e.message}: ${e.cause.message}` : e.message) : String(e);
+  return clientError(Code.UNAVAILABLE, `network error: ${detail}`, e);
+}
+
