@@ -36,7 +36,7 @@ export function readBindings(rpc: DescMethod): HttpBinding[] {
   }
   const seen = new Map<string, HttpBinding>();
   for (const b of out) {
-    const key = `${b.method} ${templateShape(b.path)}`;
+    const key = `${b.method.toUpperCase()} ${templateShape(b.path)}`;
     const prior = seen.get(key);
     if (prior) {
       throw ruleError(

@@ -21,22 +21,29 @@ interface ConflictInput {
 /**
  * Lists the pairs of bindings with the same method whose templates overlap,
  * each with a path that both match and the binding that wins it. The winner
- * comes from the router itself, so the report cannot drift from what is served.
+ * comes from the router itself (fed the two bindings), so the report cannot
+ * drift from what is served.
  */
 export function findConflicts(bindings: readonly ConflictInput[]): TemplateConflict[] {
-  const router = createRouter(bindings.map((b) => ({ method: b.method, template: b.path.template, path: b.path })));
   const out: TemplateConflict[] = [];
   for (let i = 0; i < bindings.length; i++) {
     for (let j = i + 1; j < bindings.length; j++) {
       const a = bindings[i]!;
       const b = bindings[j]!;
-      if (a.method.toUpperCase() !== b.method.toUpperCase() || a.path.verb !== b.path.verb) continue;
+      // A custom rule of kind "*" takes every method, so it overlaps any method.
+      const ma = a.method.toUpperCase();
+      const mb = b.method.toUpperCase();
+      if ((ma !== mb && ma !== "*" && mb !== "*") || a.path.verb !== b.path.verb) continue;
+      const method = ma === "*" ? mb : ma;
       const segments = overlap(a.path.segments, b.path.segments);
       if (!segments) continue;
       const examplePath = "/" + segments.join("/") + (a.path.verb ? ":" + a.path.verb : "");
-      const m = router.match(a.method, examplePath);
-      const winner = m && "index" in m ? m.index : i;
-      out.push({ method: a.method.toUpperCase(), first: i, second: j, examplePath, winner });
+      // Precedence is decided pair by pair, so a router of the two alone names
+      // the one that wins (a third binding could otherwise take the example).
+      const pair = createRouter([a, b].map((x) => ({ method: x.method, template: x.path.template, path: x.path })));
+      const m = pair.match(method, examplePath);
+      const winner = m && "index" in m ? (m.index === 0 ? i : j) : i;
+      out.push({ method, first: i, second: j, examplePath, winner });
     }
   }
   return out;
