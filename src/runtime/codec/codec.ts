@@ -221,7 +221,11 @@ function applyQuery(plan: RoutePlan, root: ReflectMessage, query: string, commaL
     if (t.list) {
       const list = descend(root, t.parents).get(t.leaf) as ReflectList;
       const raws = commaLists ? rawValue.split(",") : [rawValue];
-      for (const r of raws) list.add(convertParam(t, name, decodeComponent(r, `"${name}"`)));
+      for (const r of raws) {
+        const v = convertParam(t, name, decodeComponent(r, `"${name}"`));
+        const leaf = t.leaf;
+        list.add(leaf.fieldKind === "list" && leaf.listKind === "message" ? reflect(leaf.message, v as Message, false) : v);
+      }
       continue;
     }
     given ??= new Map();
