@@ -67,7 +67,9 @@ export async function rpcErrorFromResponse(res: Response): Promise<RpcError> {
   if (decoded) return decoded;
   const snippet = text.replace(/\s+/g, " ").trim().slice(0, SNIPPET);
   const head = `HTTP ${res.status}${res.statusText ? " " + res.statusText : ""}`;
-  return new RpcError(codeFromHttpStatus(res.status), snippet === "" ? head : `${head}: ${snippet}`, [], {
+  // A bare 502 comes from a proxy in front of the server: the server is unavailable.
+  const code = res.status === 502 ? Code.UNAVAILABLE : codeFromHttpStatus(res.status);
+  return new RpcError(code, snippet === "" ? head : `${head}: ${snippet}`, [], {
     httpStatus: res.status,
   });
 }
