@@ -354,13 +354,24 @@ export function encodeResponse(route: RouteBinding, message: Message, options?: 
   const f = responseField(route);
   const opts = options?.registry ? { registry: options.registry } : undefined;
   if (f === null) return toJson(schema, message, opts);
-  // Copy the one field into an empty message and print it with defaults, so
-  // only that field is converted and an unset scalar still has a value.
+  // Copy the one field into an empty message and convert that, so only that
+  // field is converted.
   const src = reflect(schema, message, false);
   const copy = reflect(schema);
-  if (src.isSet(f)) copy.set(f, src.get(f) as never);
-  const json = toJson(schema, copy.message, { ...opts, alwaysEmitImplicit: true }) as Record<string, unknown>;
+  const set = src.isSet(f);
+  if (set) copy.set(f, src.get(f) as never);
+  const implicit = !set && (f.fieldKind === "scalar" || f.fieldKind === "enum");
+  const json = toJson(schema, copy.message, implicit ? { ...opts, alwaysEmitImplicit: true } : opts) as Record<string, unknown>;
   const v = json[f.jsonName];
   if (v !== undefined) return v;
-  return f.fieldKind === "message" ? {} : null;
+  // Unset: the empty value of the field's JSON type.
+  switch (f.fieldKind) {
+    case "list":
+      return [];
+    case "map":
+    case "message":
+      return {};
+    default:
+      return null;
+  }
 }
