@@ -17,3 +17,4 @@ export {
 export type { ErrorDetail, StatusBody } from "./errors.js";
 export type { RouteBinding, HandlerContext } from "./route-binding.js";
 export * from "./client/index.js";
+export * from "./server/index.js";

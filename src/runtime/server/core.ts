@@ -1,0 +1,452 @@
+import { create, type Message } from "@bufbuild/protobuf";
+import { checkRequired, decodeRequest, encodeResponse, parseJsonBody } from "../codec/index.js";
+import {
+  A2A_DEFAULT_VERSIONS,
+  A2A_MEDIA_TYPE,
+  A2A_VERSION_WHEN_MISSING,
+  A2AErrors,
+  isA2AVersionSupported,
+  parseA2AExtensions,
+  withA2AErrorInfo,
+  type A2AErrorReason,
+} from "../a2a.js";
+import { Code, RpcError, isRpcError } from "../errors.js";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { createRouter, type Router } from "../router.js";
+
+/** Default request body limit: 4 MiB. */
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * A request as the framework-free core sees it. Adapters build one from
+ * their framework's request.
+ */
+export interface UniversalServerRequest {
+  /** The HTTP method, upper case. */
+  readonly method: string;
+  /** The path below the mount point, still percent-encoded, without the query. */
+  readonly rawPath: string;
+  /** The raw query string without the leading "?" ("" when there is none). */
+  readonly rawQuery: string;
+  /** One request header by lower-case name; repeated headers joined with ", ". */
+  header(name: string): string | undefined;
+  /** All request headers. Adapters may build this lazily. */
+  readonly headers: Headers;
+  /**
+   * Reads the whole body as UTF-8 text ("" when there is none). Rejects with
+   * an {@link RpcError} (HTTP 413) once more than `limit` bytes arrive.
+   */
+  readBody(limit: number): Promise<string>;
+  /** Fires when the client goes away or the response can no longer be written. */
+  readonly signal: AbortSignal;
+  /** The framework's own request object, handed to the context factory. */
+  readonly native?: unknown;
+}
+
+/** Header values of a response, by lower-case name. */
+export type ResponseHeaders = Record<string, string | string[]>;
+
+/** An answer of the core: a JSON body as text, or an SSE stream. */
+export interface UniversalServerResponse {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly body: string | SseStream;
+}
+
+/** What the context factory gets. */
+export interface ContextInput<Native = unknown> {
+  /** The rpc being served, lowerCamel. */
+  readonly rpc: string;
+  /** The matched binding. */
+  readonly route: RouteBinding;
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
+  /** The `{tenant}` path variable, when the route has one. */
+  readonly tenant: string | undefined;
+  /** The framework's request (Express `Request`, `FastifyRequest`, Hono `Context`, or a fetch `Request`). */
+  readonly native: Native;
+}
+
+/** The fields a context factory adds to {@link HandlerContext}. */
+export type ContextExtra<Ctx extends HandlerContext> = Omit<Ctx, keyof HandlerContext>;
+
+/** Where an error that is not an {@link RpcError} came from, for `onError`. */
+export interface ServerErrorInfo {
+  /** The rpc, when routing got that far. */
+  readonly rpc: string | undefined;
+  /** "unary", "stream" (after the first message was sent) or "context". */
+  readonly phase: "unary" | "stream" | "context";
+}
+
+/** Options every adapter takes. */
+export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown> {
+  /** Largest request body in bytes; a larger one is a 413. Default 4 MiB. */
+  readonly bodyLimit?: number;
+  /**
+   * The Content-Type of JSON responses (errors included). Default
+   * `application/a2a+json` with the A2A profile, else `application/json`.
+   */
+  readonly responseType?: string;
+  /**
+   * Adds fields to the handler context, e.g. the authenticated user. May be
+   * async; may throw an {@link RpcError} (e.g. UNAUTHENTICATED) to answer
+   * before the body is read.
+   */
+  readonly context?: (input: ContextInput<Native>) => ContextExtra<Ctx> | Promise<ContextExtra<Ctx>>;
+  /** A2A profile: the `A2A-Version`s served, compared by Major.Minor. Default `["1.0"]`. */
+  readonly a2aVersions?: readonly string[];
+  /**
+   * Called with every error that is not an {@link RpcError} (those answer 500
+   * INTERNAL without the error's message). Default: `console.error`.
+   */
+  readonly onError?: (error: unknown, info: ServerErrorInfo) => void;
+}
+
+/** What generated adapters pass besides the user's options. */
+export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
+  extends ServerOptions<Ctx, Native> {
+  /** `a2a` turns on the A2A HTTP+JSON rules (see design.md). Default `none`. */
+  readonly profile?: "none" | "a2a";
+}
+
+/** The core's request handler. */
+export type UniversalHandler = (request: UniversalServerRequest) => Promise<UniversalServerResponse>;
+
+type AnyHandler = (request: Message, context: HandlerContext) => unknown;
+
+const sseHeaders: ResponseHeaders = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * Builds the framework-free request handler over one service's route table:
+ * routing (one router for the service), media types, the body limit,
+ * decoding, required fields, the call, encoding, errors as google.rpc.Status
+ * JSON, and server streams as SSE. `handlers` may lack methods: those answer
+ * UNIMPLEMENTED.
+ */
+export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, Native = unknown>(
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options: HttpHandlerOptions<Ctx, Native> = {},
+): UniversalHandler {
+  const a2a = options.profile === "a2a";
+  const table = a2a ? withSubscribePostTwins(routes) : [...routes];
+  const router: Router = createRouter(table);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const responseType = options.responseType ?? (a2a ? A2A_MEDIA_TYPE : "application/json");
+  const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
+  const onError = options.onError ?? defaultOnError;
+  const contextFactory = options.context;
+  const decodeOptions = a2a ? { commaLists: true } : undefined;
+  const jsonHeaders: ResponseHeaders = { "content-type": responseType };
+  const h = handlers as Record<string, unknown>;
+
+  function report(error: unknown, info: ServerErrorInfo): void {
+    try {
+      onError(error, info);
+    } catch {
+      // A failing logger must not take the server down.
+    }
+  }
+
+  function toRpcError(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): RpcError {
+    let err: RpcError;
+    if (isRpcError(e)) {
+      err = e;
+    } else {
+      report(e, { rpc, phase });
+      err = new RpcError(Code.INTERNAL, "internal error");
+    }
+    return a2a ? withA2AErrorInfo(err) : err;
+  }
+
+  function errorResponse(e: unknown, rpc: string | undefined, extra?: Headers, phase: ServerErrorInfo["phase"] = "unary"): UniversalServerResponse {
+    const err = toRpcError(e, rpc, phase);
+    return { status: err.httpStatus, headers: merge(jsonHeaders, extra), body: JSON.stringify(err.toStatusBody()) };
+  }
+
+  function routingError(code: Code, httpStatus: number, message: string, reason: A2AErrorReason): RpcError {
+    const err = new RpcError(code, message, [], { httpStatus });
+    return a2a ? withA2AErrorInfo(err, reason) : err;
+  }
+
+  function checkMediaType(contentType: string | undefined): void {
+    if (contentType === undefined) return; // a body without a type is read as JSON
+    const semi = contentType.indexOf(";");
+    const type = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+    if (type === "application/json") return;
+    if (a2a) {
+      if (type === A2A_MEDIA_TYPE) return;
+      throw A2AErrors.contentTypeNotSupported(
+        contentType,
+        `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json or application/a2a+json`,
+      );
+    }
+    if (type.startsWith("application/") && type.endsWith("+json")) return;
+    throw new RpcError(
+      Code.INVALID_ARGUMENT,
+      `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`,
+      [],
+      { httpStatus: 415 },
+    );
+  }
+
+  function checkVersion(req: UniversalServerRequest): void {
+    let version = req.header("a2a-version");
+    if (version === undefined || version.trim() === "") {
+      version = req.rawQuery === "" ? undefined : (queryParam(req.rawQuery, "A2A-Version") ?? undefined);
+    }
+    version = version?.trim() || A2A_VERSION_WHEN_MISSING;
+    if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);
+  }
+
+  return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+    let route: RouteBinding | undefined;
+    let ctx: ServerContext | undefined;
+    try {
+      const match = router.match(req.method, req.rawPath);
+      if (match === undefined) {
+        throw routingError(Code.NOT_FOUND, 404, `no route for ${req.method} ${req.rawPath}`, "METHOD_NOT_FOUND");
+      }
+      if ("allow" in match) {
+        const err = routingError(
+          Code.UNIMPLEMENTED,
+          405,
+          `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${match.allow.join(", ")}`,
+          "METHOD_NOT_FOUND",
+        );
+        const res = errorResponse(err, undefined);
+        return { ...res, headers: { ...res.headers, allow: match.allow.join(", ") } };
+      }
+      route = table[match.index]!;
+      const fn = h[route.rpc];
+      if (typeof fn !== "function") {
+        const m = route.descriptor;
+        throw new RpcError(Code.UNIMPLEMENTED, `rpc ${m.parent.typeName}.${m.name} (${route.rpc}) is not implemented`);
+      }
+      if (a2a) checkVersion(req);
+      const tenant = route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
+      ctx = new ServerContext(
+        route.rpc,
+        tenant,
+        req,
+        a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [],
+      );
+      if (contextFactory) {
+        let extra: unknown;
+        try {
+          extra = contextFactory({
+            rpc: route.rpc,
+            route,
+            headers: req.headers,
+            signal: req.signal,
+            tenant,
+            native: req.native as Native,
+          });
+          if (extra instanceof Promise) extra = await extra;
+        } catch (e) {
+          return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
+        }
+        if (extra) Object.assign(ctx, extra);
+      }
+
+      let body: unknown;
+      if (route.body !== "") {
+        const text = await req.readBody(bodyLimit);
+        if (!isBlank(text)) {
+          checkMediaType(req.header("content-type"));
+          body = parseJsonBody(text);
+          if (body === null && route.body === "*") body = undefined;
+        }
+      }
+      const message = decodeRequest(
+        route,
+        { variables: match.variables, query: route.body === "*" ? "" : req.rawQuery, body },
+        decodeOptions,
+      );
+      checkRequired(route.input, message);
+
+      if (route.streaming === "server") return await startStream(route, fn as AnyHandler, message, ctx);
+      let result = (fn as AnyHandler).call(handlers, message, ctx);
+      if (result instanceof Promise) result = await result;
+      const json = JSON.stringify(encodeResponse(route, create(route.output, result as never)));
+      return { status: 200, headers: merge(jsonHeaders, ctx.touchedHeaders()), body: json };
+    } catch (e) {
+      return errorResponse(e, route?.rpc, ctx?.touchedHeaders());
+    }
+  };
+
+  async function startStream(
+    route: RouteBinding,
+    fn: AnyHandler,
+    message: Message,
+    ctx: ServerContext,
+  ): Promise<UniversalServerResponse> {
+    const iterable = fn.call(handlers, message, ctx) as AsyncIterable<unknown>;
+    const iterator = iterable[Symbol.asyncIterator]();
+    let first: IteratorResult<unknown>;
+    try {
+      first = await iterator.next();
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+    const encode = (value: unknown) =>
+      "data: " + JSON.stringify(encodeResponse(route, create(route.output, value as never))) + "\n\n";
+    let firstChunk: string | undefined;
+    if (!first.done) {
+      try {
+        firstChunk = encode(first.value);
+      } catch (e) {
+        closeIterator(iterator);
+        return errorResponse(e, route.rpc, ctx.touchedHeaders());
+      }
+    }
+    const errorChunk = (e: unknown) => {
+      const aborted = ctx.signal.aborted;
+      const err = aborted && !isRpcError(e) ? new RpcError(Code.CANCELLED, "request canceled") : toRpcError(e, route.rpc, "stream");
+      return "event: error\ndata: " + JSON.stringify(err.toStatusBody()) + "\n\n";
+    };
+    const stream = new SseStream(iterator, firstChunk, encode, errorChunk);
+    return { status: 200, headers: merge(sseHeaders, ctx.touchedHeaders()), body: stream };
+  }
+}
+
+/**
+ * The body of an SSE answer: `next()` gives the next chunk of text to write
+ * (`undefined` at the end; an error becomes a final `event: error` chunk),
+ * `close()` ends it early and calls the handler iterator's `return()`.
+ */
+export class SseStream {
+  private pending: string | undefined;
+  /** The iterator finished by itself (done, or threw): no `return()` needed. */
+  private finished: boolean;
+  /** `close()` was called. */
+  private closed = false;
+
+  constructor(
+    private readonly iterator: AsyncIterator<unknown>,
+    first: string | undefined,
+    private readonly encode: (value: unknown) => string,
+    private readonly errorChunk: (error: unknown) => string,
+  ) {
+    this.pending = first;
+    this.finished = first === undefined;
+  }
+
+  /** The next chunk, or `undefined` when the stream has ended. */
+  async next(): Promise<string | undefined> {
+    if (this.pending !== undefined) {
+      const chunk = this.pending;
+      this.pending = undefined;
+      return chunk;
+    }
+    if (this.finished || this.closed) return undefined;
+    let r: IteratorResult<unknown>;
+    try {
+      r = await this.iterator.next();
+    } catch (e) {
+      this.finished = true;
+      return this.closed ? undefined : this.errorChunk(e);
+    }
+    if (r.done) this.finished = true;
+    if (r.done || this.closed) return undefined;
+    try {
+      return this.encode(r.value);
+    } catch (e) {
+      this.close();
+      return this.errorChunk(e);
+    }
+  }
+
+  /** Ends the stream early (the client went away): calls the iterator's `return()` once. */
+  close(): void {
+    this.pending = undefined;
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.finished) closeIterator(this.iterator);
+  }
+}
+
+function closeIterator(iterator: AsyncIterator<unknown>): void {
+  try {
+    const r = iterator.return?.();
+    if (r && typeof (r as Promise<unknown>).then === "function") (r as Promise<unknown>).then(undefined, () => {});
+  } catch {
+    // The handler's cleanup failed; nothing is listening any more.
+  }
+}
+
+/** The context handlers get; `headers` and `responseHeaders` are built on first use. */
+class ServerContext implements HandlerContext {
+  private response: Headers | undefined;
+  readonly signal: AbortSignal;
+
+  constructor(
+    readonly rpc: string,
+    readonly tenant: string | undefined,
+    private readonly req: UniversalServerRequest,
+    readonly extensions: readonly string[],
+  ) {
+    this.signal = req.signal;
+  }
+
+  get headers(): Headers {
+    return this.req.headers;
+  }
+
+  get responseHeaders(): Headers {
+    return (this.response ??= new Headers());
+  }
+
+  /** The response headers, if a handler touched them. */
+  touchedHeaders(): Headers | undefined {
+    return this.response;
+  }
+}
+
+function merge(base: ResponseHeaders, extra: Headers | undefined): ResponseHeaders {
+  if (extra === undefined) return base;
+  const out: ResponseHeaders = { ...base };
+  extra.forEach((value, name) => {
+    if (name !== "set-cookie") out[name] = value;
+  });
+  const cookies = extra.getSetCookie();
+  if (cookies.length > 0) out["set-cookie"] = cookies;
+  return out;
+}
+
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return true;
+}
+
+/** The first value of a query parameter (case-insensitive name), or undefined. */
+function queryParam(rawQuery: string, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of new URLSearchParams(rawQuery)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+function defaultOnError(error: unknown, info: ServerErrorInfo): void {
+  console.error(`protoc-gen-a2a-http: ${info.rpc ?? "request"} failed (${info.phase}):`, error);
+}
+
+/**
+ * A2A: SubscribeToTask is GET in the proto and POST in the spec text; serve
+ * both by adding a POST twin (body "*", empty allowed) of each GET binding.
+ */
+function withSubscribePostTwins(routes: readonly RouteBinding[]): RouteBinding[] {
+  const out = [...routes];
+  for (const r of routes) {
+    if (r.descriptor.name !== "SubscribeToTask" || r.method !== "GET") continue;
+    const hasPost = routes.some((o) => o.rpc === r.rpc && o.method === "POST" && o.template === r.template);
+    if (!hasPost) out.push({ ...r, method: "POST", body: "*" });
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { createHttpHandler, type HttpHandlerOptions, type ResponseHeaders } from "./core.js";
+import { serveNode, writeNodeResponse } from "./node.js";
+import { stripMountSegments } from "./mount.js";
+
+// The runtime does not depend on fastify: these are the few members it uses.
+interface FastifyRequestLike {
+  readonly raw: IncomingMessage;
+  readonly routeOptions: { readonly url?: string | undefined };
+}
+interface FastifyReplyLike {
+  readonly raw: ServerResponse;
+  code(status: number): FastifyReplyLike;
+  headers(values: ResponseHeaders): FastifyReplyLike;
+  send(payload: Buffer): FastifyReplyLike;
+  hijack(): FastifyReplyLike;
+}
+interface FastifyInstanceLike {
+  readonly supportedMethods: string[];
+  addHttpMethod(method: string, options?: { hasBody?: boolean }): unknown;
+  removeAllContentTypeParsers(): void;
+  addContentTypeParser(
+    contentType: string,
+    parser: (request: unknown, payload: unknown, done: (err: Error | null, body?: unknown) => void) => void,
+  ): void;
+  route(options: {
+    method: string[];
+    url: string;
+    exposeHeadRoute?: boolean;
+    handler: (request: never, reply: never) => Promise<void>;
+  }): unknown;
+}
+
+/**
+ * Registers one service on a Fastify instance (the generated plugin calls it
+ * inside its own encapsulated context). It replaces the content-type parsers
+ * of that context only, so the body reaches the runtime unread and the
+ * user's parsers elsewhere stay as they are; it routes every request below
+ * the prefix through the service's one router.
+ */
+export function registerFastifyService<Ctx extends HandlerContext = HandlerContext, Native = unknown>(
+  fastify: unknown,
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options?: HttpHandlerOptions<Ctx, Native>,
+): void {
+  const f = fastify as FastifyInstanceLike;
+  const handle = createHttpHandler(routes, handlers, options);
+  f.removeAllContentTypeParsers();
+  f.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+  for (const r of routes) {
+    const m = r.method.toUpperCase();
+    if (m !== "*" && !f.supportedMethods.includes(m)) f.addHttpMethod(m, { hasBody: true });
+  }
+  const handler = async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
+    const rawUrl = request.raw.url ?? "/";
+    const url = stripMountSegments(rawUrl, request.routeOptions.url ?? "/*");
+    const { request: req, response } = serveNode(handle, request.raw, reply.raw, { url, native: request });
+    const res = await response;
+    if (typeof res.body === "string") {
+      reply.code(res.status).headers(res.headers).send(Buffer.from(res.body));
+      return;
+    }
+    reply.hijack();
+    await writeNodeResponse(reply.raw, res, req);
+  };
+  const method = [...f.supportedMethods];
+  f.route({ method, url: "/", exposeHeadRoute: false, handler: handler as never });
+  f.route({ method, url: "/*", exposeHeadRoute: false, handler: handler as never });
+}

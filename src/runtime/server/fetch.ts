@@ -1,0 +1,197 @@
+import { Code, RpcError } from "../errors.js";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import {
+  createHttpHandler,
+  type HttpHandlerOptions,
+  type UniversalServerRequest,
+  type UniversalServerResponse,
+} from "./core.js";
+import { stripMountSegments } from "./mount.js";
+
+/** Extra facts an adapter knows about a fetch request. */
+export interface FetchRequestInfo {
+  /**
+   * The framework's route pattern that matched (Hono's `c.req.routePath`, e.g.
+   * `/a2a/*`): its segments before the wildcard are the mount point, dropped
+   * before routing. Default: nothing is dropped.
+   */
+  readonly routePattern?: string;
+  /** The framework's request object (Hono's `Context`), for the context factory. Default: the Request. */
+  readonly native?: unknown;
+}
+
+/** Serves a web-standard Request. Never rejects. */
+export type FetchHandler = (request: Request, info?: FetchRequestInfo) => Promise<Response>;
+
+/**
+ * The core over web-standard Request/Response: for Hono, and for Bun, Deno,
+ * Cloudflare Workers or anything else that speaks fetch.
+ */
+export function createFetchHandler<Ctx extends HandlerContext = HandlerContext, Native = unknown>(
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options?: HttpHandlerOptions<Ctx, Native>,
+): FetchHandler {
+  const handle = createHttpHandler(routes, handlers, options);
+  return async (request, info) => {
+    const req = new FetchRequest(request, info);
+    const response = await handle(req);
+    return toResponse(response, req);
+  };
+}
+
+const encoder = new TextEncoder();
+
+function toResponse(response: UniversalServerResponse, req: FetchRequest): Response {
+  const { status, body } = response;
+  const headers = toHeaders(response.headers);
+  if (typeof body === "string") return new Response(body, { status, headers });
+  const stream = body;
+  const readable = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: string | undefined;
+      try {
+        chunk = await stream.next();
+      } catch {
+        chunk = undefined;
+      }
+      if (chunk === undefined) {
+        req.finish();
+        controller.close();
+      } else {
+        controller.enqueue(encoder.encode(chunk));
+      }
+    },
+    cancel() {
+      req.abort();
+      stream.close();
+    },
+  });
+  req.onAbort(() => stream.close());
+  return new Response(readable, { status, headers });
+}
+
+function toHeaders(h: UniversalServerResponse["headers"]): Headers {
+  const out = new Headers();
+  for (const name in h) {
+    const v = h[name]!;
+    if (Array.isArray(v)) for (const x of v) out.append(name, x);
+    else out.set(name, v);
+  }
+  return out;
+}
+
+/** A fetch Request as a {@link UniversalServerRequest}. */
+class FetchRequest implements UniversalServerRequest {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly rawQuery: string;
+  readonly native: unknown;
+  private controller: AbortController | undefined;
+  private unlink: (() => void) | undefined;
+
+  constructor(
+    private readonly request: Request,
+    info: FetchRequestInfo | undefined,
+  ) {
+    this.method = request.method.toUpperCase();
+    this.native = info?.native ?? request;
+    // The path exactly as sent (URL objects would fold `.` segments and escapes).
+    const url = request.url;
+    const scheme = url.indexOf("://");
+    let start = scheme >= 0 ? url.indexOf("/", scheme + 3) : url.indexOf("/");
+    if (start < 0) start = url.length;
+    let rest = url.slice(start) || "/";
+    const hash = rest.indexOf("#");
+    if (hash >= 0) rest = rest.slice(0, hash);
+    if (info?.routePattern !== undefined) rest = stripMountSegments(rest, info.routePattern);
+    const q = rest.indexOf("?");
+    this.rawPath = q >= 0 ? rest.slice(0, q) || "/" : rest;
+    this.rawQuery = q >= 0 ? rest.slice(q + 1) : "";
+  }
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? undefined;
+  }
+
+  get headers(): Headers {
+    return this.request.headers;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = new AbortController();
+      this.controller = controller;
+      const upstream = this.request.signal;
+      if (upstream.aborted) controller.abort(new RpcError(Code.CANCELLED, "the client went away"));
+      else {
+        const onAbort = () => controller.abort(new RpcError(Code.CANCELLED, "the client went away"));
+        upstream.addEventListener("abort", onAbort, { once: true });
+        this.unlink = () => upstream.removeEventListener("abort", onAbort);
+      }
+    }
+    return this.controller.signal;
+  }
+
+  /** The response stream was canceled: fire the handler's signal. */
+  abort(): void {
+    this.unlink?.();
+    if (!this.controller) {
+      this.controller = new AbortController();
+    }
+    if (!this.controller.signal.aborted) this.controller.abort(new RpcError(Code.CANCELLED, "the client went away"));
+  }
+
+  /** The answer is complete: stop listening to the request's signal. */
+  finish(): void {
+    this.unlink?.();
+  }
+
+  /** Runs `f` when the request's signal fires (the client went away). */
+  onAbort(f: () => void): void {
+    const s = this.signal;
+    if (s.aborted) f();
+    else s.addEventListener("abort", f, { once: true });
+  }
+
+  async readBody(limit: number): Promise<string> {
+    const declared = Number(this.request.headers.get("content-length"));
+    if (declared > limit) throw tooLarge(limit);
+    const body = this.request.body;
+    if (!body) return "";
+    const reader = body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw new RpcError(Code.CANCELLED, "reading the request body failed", [], { cause: e });
+      }
+      if (r.done) break;
+      size += r.value.byteLength;
+      if (size > limit) {
+        reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(r.value);
+    }
+    if (chunks.length === 0) return "";
+    const decoder = new TextDecoder();
+    if (chunks.length === 1) return decoder.decode(chunks[0]);
+    const all = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.byteLength;
+    }
+    return decoder.decode(all);
+  }
+}
+
+function tooLarge(limit: number): RpcError {
+  return new RpcError(Code.RESOURCE_EXHAUSTED, `request body is larger than ${limit} bytes`, [], { httpStatus: 413 });
+}
+
+

@@ -1,0 +1,252 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Code, RpcError } from "../errors.js";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import {
+  createHttpHandler,
+  SseStream,
+  type HttpHandlerOptions,
+  type UniversalHandler,
+  type UniversalServerRequest,
+  type UniversalServerResponse,
+} from "./core.js";
+
+/** Extra facts an adapter knows about a node request. */
+export interface NodeRequestInfo {
+  /** The URL below the mount point (path and query, still encoded). Default `req.url`. */
+  readonly url?: string;
+  /** The framework's request object, for the context factory. */
+  readonly native?: unknown;
+}
+
+/** Serves one node:http request/response pair. Never rejects. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, info?: NodeRequestInfo) => Promise<void>;
+
+/**
+ * The core over node:http: what the Express and Fastify adapters (and a bare
+ * `http.createServer`) call.
+ */
+export function createNodeHandler<Ctx extends HandlerContext = HandlerContext, Native = unknown>(
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options?: HttpHandlerOptions<Ctx, Native>,
+): NodeHandler {
+  const handle = createHttpHandler(routes, handlers, options);
+  return async (req, res, info) => {
+    const request = new NodeRequest(req, res, info?.url ?? req.url ?? "/", info?.native);
+    const response = await handle(request);
+    await writeNodeResponse(res, response, request);
+  };
+}
+
+/** Runs the core on a node request; the caller writes the answer (Fastify does, through its reply). */
+export function serveNode(
+  handle: UniversalHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info?: NodeRequestInfo,
+): { request: NodeRequest; response: Promise<UniversalServerResponse> } {
+  const request = new NodeRequest(req, res, info?.url ?? req.url ?? "/", info?.native);
+  return { request, response: handle(request) };
+}
+
+/** A node:http request as a {@link UniversalServerRequest}. */
+export class NodeRequest implements UniversalServerRequest {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly rawQuery: string;
+  private controller: AbortController | undefined;
+  private gone = false;
+  private webHeaders: Headers | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    readonly native: unknown,
+  ) {
+    this.method = (req.method ?? "GET").toUpperCase();
+    const q = url.indexOf("?");
+    const h = url.indexOf("#");
+    const pathEnd = q >= 0 ? q : h >= 0 ? h : url.length;
+    this.rawPath = url.slice(0, pathEnd) || "/";
+    this.rawQuery = q >= 0 ? url.slice(q + 1, h > q ? h : url.length) : "";
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      this.gone = true;
+      this.controller?.abort(new RpcError(Code.CANCELLED, "the client went away"));
+    });
+  }
+
+  /** True once the client went away before the answer was complete. */
+  get clientGone(): boolean {
+    return this.gone;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort(new RpcError(Code.CANCELLED, "the client went away"));
+    }
+    return this.controller.signal;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    if (v === undefined) return undefined;
+    return Array.isArray(v) ? v.join(", ") : v;
+  }
+
+  get headers(): Headers {
+    if (!this.webHeaders) {
+      const h = new Headers();
+      const raw = this.req.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        try {
+          h.append(raw[i]!, raw[i + 1]!);
+        } catch {
+          // A header value Headers refuses (e.g. a stray control character) is left out.
+        }
+      }
+      this.webHeaders = h;
+    }
+    return this.webHeaders;
+  }
+
+  readBody(limit: number): Promise<string> {
+    const req = this.req as IncomingMessage & { body?: unknown; _body?: boolean };
+    // A body parser that ran before us (e.g. express.json()) consumed the stream.
+    if (req._body === true || req.readableEnded) return Promise.resolve(preParsed(req.body, limit));
+    const declared = Number(req.headers["content-length"]);
+    if (declared > limit) return Promise.reject(tooLarge(limit));
+    return new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const cleanup = () => {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+        req.off("close", onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          cleanup();
+          req.pause();
+          reject(tooLarge(limit));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+      };
+      const onError = (e: unknown) => {
+        cleanup();
+        reject(new RpcError(Code.CANCELLED, "reading the request body failed", [], { cause: e }));
+      };
+      const onClose = () => {
+        if (req.complete) return;
+        cleanup();
+        reject(new RpcError(Code.CANCELLED, "the client went away while sending the body"));
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+      req.on("close", onClose);
+    });
+  }
+}
+
+function tooLarge(limit: number): RpcError {
+  return new RpcError(Code.RESOURCE_EXHAUSTED, `request body is larger than ${limit} bytes`, [], { httpStatus: 413 });
+}
+
+function preParsed(body: unknown, limit: number): string {
+  let text: string;
+  if (body === undefined) text = "";
+  else if (typeof body === "string") text = body;
+  else if (body instanceof Uint8Array) text = Buffer.from(body).toString("utf8");
+  else text = JSON.stringify(body);
+  if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
+  return text;
+}
+
+/**
+ * Writes the core's answer to a node:http response. SSE chunks are written
+ * as they come, honouring backpressure; when the client goes away the
+ * stream is closed (the handler's iterator gets `return()`).
+ */
+export async function writeNodeResponse(
+  res: ServerResponse,
+  response: UniversalServerResponse,
+  request: NodeRequest,
+): Promise<void> {
+  const { status, headers, body } = response;
+  if (res.headersSent || res.destroyed) {
+    if (body instanceof SseStream) body.close();
+    return;
+  }
+  if (typeof body === "string") {
+    if (status === 413) res.setHeader("connection", "close");
+    res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
+  await pumpSse(res, status, headers, body, request);
+}
+
+async function pumpSse(
+  res: ServerResponse,
+  status: number,
+  headers: UniversalServerResponse["headers"],
+  stream: SseStream,
+  request: NodeRequest,
+): Promise<void> {
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const onClose = () => {
+    closed = true;
+    stream.close();
+    wake?.();
+  };
+  res.once("close", onClose);
+  const onDrain = () => wake?.();
+  res.on("drain", onDrain);
+  try {
+    if (request.clientGone) return onClose();
+    res.writeHead(status, headers);
+    res.flushHeaders();
+    for (;;) {
+      const chunk = await stream.next();
+      if (closed) break;
+      if (chunk === undefined) {
+        res.end();
+        break;
+      }
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (closed || !res.writableNeedDrain) resolve();
+        });
+        wake = undefined;
+        if (closed) break;
+      }
+    }
+  } catch {
+    stream.close();
+    res.destroy();
+  } finally {
+    res.off("close", onClose);
+    res.off("drain", onDrain);
+  }
+}
+
+/** The Express glue: a middleware that serves every request below the mount point. */
+export function nodeMiddleware(
+  handle: NodeHandler,
+): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
+  return (req, res, next) => {
+    handle(req, res, { url: req.url ?? "/", native: req }).catch(next);
+  };
+}
