@@ -10,7 +10,7 @@ import {
   type Message,
   type Registry,
 } from "@bufbuild/protobuf";
-import { reflect, type ReflectList, type ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { reflect } from "@bufbuild/protobuf/reflect";
 import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
 import { jsonError } from "./json.js";
@@ -159,20 +159,45 @@ function resolveUncached(plan: RoutePlan, name: string): QueryTarget | null {
   };
 }
 
+// Messages are written through their plain-object shape (protobuf-es v2:
+// a field is the property `localName`, a oneof member is
+// `{ case: localName, value }` under the oneof's `localName`), which is what
+// the reflect API does underneath, without a wrapper per message.
+type Obj = Record<string, unknown>;
+
 /** The message at the end of `parents`, creating the missing ones. */
-function descend(root: ReflectMessage, parents: readonly DescField[]): ReflectMessage {
-  let m = root;
+function descend(root: Message, parents: readonly DescField[]): Obj {
+  let m = root as unknown as Obj;
   for (const f of parents) {
     if (f.fieldKind !== "message") break;
-    if (m.isSet(f)) {
-      m = m.get(f);
+    let child: Obj | undefined;
+    if (f.oneof) {
+      const o = m[f.oneof.localName] as { case: string | undefined; value?: unknown };
+      if (o.case === f.localName) child = o.value as Obj;
+      else {
+        child = create(f.message) as unknown as Obj;
+        m[f.oneof.localName] = { case: f.localName, value: child };
+      }
     } else {
-      const child = reflect(f.message);
-      m.set(f, child);
-      m = child;
+      child = m[f.localName] as Obj | undefined;
+      if (child === undefined) {
+        child = create(f.message) as unknown as Obj;
+        m[f.localName] = child;
+      }
     }
+    m = child;
   }
   return m;
+}
+
+/** Sets a singular field to an already converted value. */
+function setLeaf(m: Obj, f: DescField, value: FieldValue): void {
+  if (f.fieldKind === "message") {
+    // Wrappers are unboxed and Struct is a JsonObject in a field: let the
+    // reflect API map the message to the field's local form.
+    reflect(f.parent, m as unknown as Message, false).set(f, reflect(f.message, value as Message, false));
+  } else if (f.oneof) m[f.oneof.localName] = { case: f.localName, value };
+  else m[f.localName] = value;
 }
 
 const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
@@ -205,7 +230,7 @@ function convertParam(t: QueryTarget, name: string, value: string): FieldValue {
   }
 }
 
-function applyQuery(plan: RoutePlan, root: ReflectMessage, query: string, commaLists: boolean): void {
+function applyQuery(plan: RoutePlan, root: Message, query: string, commaLists: boolean): void {
   if (query.includes("%") && MALFORMED_ESCAPE.test(query)) {
     throw new RpcError(Code.INVALID_ARGUMENT, "malformed percent-escape in the query string");
   }
@@ -219,12 +244,21 @@ function applyQuery(plan: RoutePlan, root: ReflectMessage, query: string, commaL
     const t = resolveQueryName(plan, name);
     if (t === null) continue;
     if (t.list) {
-      const list = descend(root, t.parents).get(t.leaf) as ReflectList;
-      const raws = commaLists ? rawValue.split(",") : [rawValue];
-      for (const r of raws) {
-        const v = convertParam(t, name, decodeComponent(r, `"${name}"`));
-        const leaf = t.leaf;
-        list.add(leaf.fieldKind === "list" && leaf.listKind === "message" ? reflect(leaf.message, v as Message, false) : v);
+      const parent = descend(root, t.parents);
+      const leaf = t.leaf;
+      if (leaf.fieldKind === "list" && leaf.listKind === "message") {
+        // Message elements (Timestamp, wrappers...) through the reflect API.
+        const rl = reflect(leaf.parent, parent as unknown as Message, false).get(leaf);
+        for (const r of commaLists ? rawValue.split(",") : [rawValue]) {
+          rl.add(reflect(leaf.message, convertParam(t, name, decodeComponent(r, `"${name}"`)) as Message, false));
+        }
+        continue;
+      }
+      const list = parent[leaf.localName] as FieldValue[];
+      if (commaLists && rawValue.includes(",")) {
+        for (const r of rawValue.split(",")) list.push(convertParam(t, name, decodeComponent(r, `"${name}"`)));
+      } else {
+        list.push(convertParam(t, name, decodeComponent(rawValue, `"${name}"`)));
       }
       continue;
     }
@@ -249,24 +283,11 @@ function applyQuery(plan: RoutePlan, root: ReflectMessage, query: string, commaL
       given.set(t.oneofKey, name);
     }
     const value = convertParam(t, name, decodeComponent(rawValue, `"${name}"`));
-    setValue(descend(root, t.parents), t.leaf, value, name, rawValue, "query parameter");
+    setLeaf(descend(root, t.parents), t.leaf, value);
   }
 }
 
-function setValue(m: ReflectMessage, f: DescField, value: FieldValue, name: string, raw: string, what: string): void {
-  try {
-    if (f.fieldKind === "message") m.set(f, reflect(f.message, value as Message, false));
-    else m.set(f, value as never);
-  } catch (e) {
-    // The reflect API's own checks (should not happen after conversion).
-    const why = e instanceof Error ? e.message : String(e);
-    throw new RpcError(Code.INVALID_ARGUMENT, `invalid value ${quote(raw)} for ${what} "${name}": ${why}`, [
-      badRequest([{ field: name, description: why }]),
-    ]);
-  }
-}
-
-function applyPath(plan: RoutePlan, root: ReflectMessage, variables: Readonly<Record<string, string>>): void {
+function applyPath(plan: RoutePlan, root: Message, variables: Readonly<Record<string, string>>): void {
   for (const p of plan.paths) {
     if (!Object.prototype.hasOwnProperty.call(variables, p.name)) continue;
     const text = variables[p.name]!;
@@ -279,7 +300,7 @@ function applyPath(plan: RoutePlan, root: ReflectMessage, variables: Readonly<Re
         badRequest([{ field: p.name, description: e.message }]),
       ]);
     }
-    setValue(p.parents.length === 0 ? root : descend(root, p.parents), p.leaf, value, p.name, text, "path variable");
+    setLeaf(descend(root, p.parents), p.leaf, value);
   }
 }
 
@@ -323,9 +344,8 @@ export function decodeRequest(route: RouteBinding, input: DecodeRequestInput, op
   const msg = route.body === "" ? create(plan.input) : decodeBody(plan, input.body, options?.registry);
   const hasQuery = plan.readQuery && input.query !== "";
   if (!hasQuery && plan.paths.length === 0) return msg;
-  const r = reflect(plan.input, msg, false);
-  if (hasQuery) applyQuery(plan, r, input.query, options?.commaLists === true);
-  applyPath(plan, r, input.variables);
+  if (hasQuery) applyQuery(plan, msg, input.query, options?.commaLists === true);
+  applyPath(plan, msg, input.variables);
   return msg;
 }
 
