@@ -18,3 +18,4 @@ export type { ErrorDetail, StatusBody } from "./errors.js";
 export type { RouteBinding, HandlerContext } from "./route-binding.js";
 export * from "./client/index.js";
 export * from "./server/index.js";
+export * from "./codec/index.js";

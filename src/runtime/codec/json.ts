@@ -8,6 +8,7 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor"]);
 
 /**
  * Parses a request body. An empty (or all-whitespace) text is `undefined`;
+ * a leading byte order mark is dropped;
  * invalid JSON is INVALID_ARGUMENT. An object key `__proto__` or
  * `constructor`, at any depth, is INVALID_ARGUMENT too: JSON.parse keeps
  * them as plain own properties, but code that copies keys by assignment
@@ -16,6 +17,7 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor"]);
  */
 export function parseJsonBody(text: string): unknown {
   if (text === "") return undefined;
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
   let value: unknown;
   try {
     value = JSON.parse(text);
