@@ -38,7 +38,7 @@ export interface SdkServer {
   readonly tenant: string;
   /** The card as the SDK holds it. */
   readonly card: AgentCard;
-  /** Every request that reached the server: method, path (with query), headers, raw body. */
+  /** Every request that reached the server: method, path (with query), headers. */
   readonly requests: RecordedRequest[];
   close(): Promise<void>;
 }
@@ -47,7 +47,6 @@ export interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
 }
 
 export interface SdkServerOptions {
@@ -190,15 +189,9 @@ export async function startSdkServer(options: SdkServerOptions = {}): Promise<Sd
   const tenant = options.tenant ?? "";
   const app = express();
   const requests: RecordedRequest[] = [];
-  // Record the raw request before the SDK's own body parser sees it.
+  // Record method, path and headers (not the body, which the SDK's parser reads).
   app.use((req, _res, next) => {
-    const chunks: Buffer[] = [];
-    const entry = { method: req.method, path: req.originalUrl, headers: { ...req.headers }, body: "" };
-    requests.push(entry);
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      entry.body = Buffer.concat(chunks).toString("utf8");
-    });
+    requests.push({ method: req.method, path: req.originalUrl, headers: { ...req.headers } });
     next();
   });
 
