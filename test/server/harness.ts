@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import "./express-shim.js";
 import express from "express";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Hono } from "hono";
@@ -7,6 +8,7 @@ import { getRequestListener } from "@hono/node-server";
 import {
   createFetchHandler,
   createNodeHandler,
+  fastifyFrameworkErrors,
   nodeMiddleware,
   registerFastifyService,
   type HandlerContext,
@@ -50,6 +52,7 @@ export async function start(
   options: ServerOptions<any, any> = {},
   prefix = "/api",
   extra?: { express?: (app: express.Express) => void; fastify?: (app: FastifyInstance) => void; hono?: (app: Hono) => void },
+  fastifyOptions: { statusErrors?: boolean } = {},
 ): Promise<Running> {
   let server: Server;
   let closeApp: (() => Promise<void>) | undefined;
@@ -72,7 +75,11 @@ export async function start(
       break;
     }
     case "fastify": {
-      const app = Fastify();
+      const app = Fastify(
+        fastifyOptions.statusErrors === false
+          ? {}
+          : { frameworkErrors: fastifyFrameworkErrors({ profile: service.kind === "library-none" ? "none" : "a2a" }) },
+      );
       extra?.fastify?.(app);
       if (service.kind === "a2a") await app.register(a2aServiceFastify, { prefix, handlers: service.handlers, ...options });
       else if (service.kind === "library") await app.register(libraryServiceFastify, { prefix, handlers: service.handlers, ...options });

@@ -255,7 +255,12 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
 
       let body: unknown;
       if (route.body !== "") {
-        const text = await req.readBody(bodyLimit);
+        let text: string;
+        try {
+          text = await req.readBody(bodyLimit);
+        } catch (e) {
+          throw a2a && isRpcError(e) ? withA2AErrorInfo(e, "INVALID_REQUEST") : e;
+        }
         if (!isBlank(text)) {
           checkMediaType(req.header("content-type"));
           body = parseJsonBody(text);

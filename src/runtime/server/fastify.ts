@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { withA2AErrorInfo } from "../a2a.js";
+import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { createHttpHandler, type HttpHandlerOptions, type ResponseHeaders } from "./core.js";
 import { serveNode, writeNodeResponse } from "./node.js";
@@ -68,4 +70,30 @@ export function registerFastifyService<Ctx extends HandlerContext = HandlerConte
   const method = [...f.supportedMethods];
   f.route({ method, url: "/", exposeHeadRoute: false, handler: handler as never });
   f.route({ method, url: "/*", exposeHeadRoute: false, handler: handler as never });
+}
+
+/**
+ * Fastify answers a malformed percent-escape in the URL (and an over-long
+ * path parameter) itself, before any route runs, with its own JSON. Pass
+ * this as the root `frameworkErrors` option to answer those with a
+ * google.rpc.Status body like every other error:
+ * `Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) })`.
+ */
+export function fastifyFrameworkErrors(options: { profile?: "none" | "a2a"; responseType?: string } = {}) {
+  const a2a = options.profile === "a2a";
+  const type = options.responseType ?? (a2a ? "application/a2a+json" : "application/json");
+  return (error: Error & { code?: string; statusCode?: number }, _request: unknown, reply: unknown): void => {
+    const badUrl = error.code === "FST_ERR_BAD_URL";
+    let err = new RpcError(
+      Code.INVALID_ARGUMENT,
+      badUrl ? "malformed percent-escape in the request path" : error.message,
+      [],
+      { httpStatus: badUrl ? 400 : (error.statusCode ?? 400) },
+    );
+    if (a2a) err = withA2AErrorInfo(err, "INVALID_REQUEST");
+    (reply as FastifyReplyLike)
+      .code(err.httpStatus)
+      .headers({ "content-type": type })
+      .send(Buffer.from(JSON.stringify(err.toStatusBody())));
+  };
 }

@@ -18,7 +18,7 @@ export { createNodeHandler, nodeMiddleware, serveNode, writeNodeResponse, NodeRe
 export type { NodeHandler, NodeRequestInfo } from "./node.js";
 export { createFetchHandler } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
-export { registerFastifyService } from "./fastify.js";
+export { registerFastifyService, fastifyFrameworkErrors } from "./fastify.js";
 export { stripMountSegments } from "./mount.js";
 export {
   A2A_DOMAIN,
