@@ -171,6 +171,17 @@ describe.each([
     expect(statuses).toEqual(["POST 201", "GET 200", "GET 200", "DELETE 204", "GET 200", "DELETE 204"]);
   });
 
+  it("path values with reserved characters: we escape every byte but [-_.~0-9a-zA-Z], Express decodes", async () => {
+    const task = await completedTask();
+    const id = "cfg/1 x:y!*'()%";
+    expect((await client.createTaskPushNotificationConfig({ taskId: task.id, id, url: "http://127.0.0.1:9/hook" })).id).toBe(id);
+    expect((await client.getTaskPushNotificationConfig({ taskId: task.id, id })).id).toBe(id);
+    await client.deleteTaskPushNotificationConfig({ taskId: task.id, id });
+    expect((await client.listTaskPushNotificationConfigs({ taskId: task.id })).configs).toEqual([]);
+    const get = rec.calls.find((c) => c.method === "GET" && c.url.includes("/pushNotificationConfigs/cfg%2F"));
+    expect(get?.url).toContain("/pushNotificationConfigs/cfg%2F1%20x%3Ay%21%2A%27%28%29%25");
+  });
+
   it("GetExtendedAgentCard", async () => {
     const card = await client.getExtendedAgentCard({});
     expect(card.name).toBe("SDK peer (extended)");
@@ -226,6 +237,14 @@ describe.each([
       const e = asRpcError(await rejection(client.getTaskPushNotificationConfig({ taskId: task.id, id: "nope" })));
       expect(e.httpStatus).toBe(404);
       expect(e.reason).toBe("TASK_NOT_FOUND");
+    });
+
+    it("a path the SDK's Express router does not know: its HTML 404 becomes an RpcError NOT_FOUND without a reason", async () => {
+      const wrong = createA2AServiceClient({ baseUrl: `${sdk.origin}/nowhere`, tenant });
+      const e = asRpcError(await rejection(wrong.getTask({ id: "x" })));
+      expect(e.httpStatus).toBe(404);
+      expect(e.status).toBe("NOT_FOUND");
+      expect(e.reason).toBeUndefined();
     });
 
     it("A2A-Version 2.0: VERSION_NOT_SUPPORTED", async () => {

@@ -261,6 +261,18 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     expect(statuses).toEqual(["POST 200", "GET 200", "GET 200", "DELETE 200", "GET 200"]);
   });
 
+  it("path values with reserved characters survive the SDK's encodeURIComponent and our decoding", async () => {
+    const task = await completed();
+    const id = "cfg/1 x:y!*'()%";
+    const created = await client.createTaskPushNotificationConfig(req({ taskId: task.id, id, url: "http://127.0.0.1:9/hook" }));
+    expect(created.id).toBe(id);
+    expect((await client.getTaskPushNotificationConfig(req({ taskId: task.id, id }))).id).toBe(id);
+    await client.deleteTaskPushNotificationConfig(req({ taskId: task.id, id }));
+    expect((await client.listTaskPushNotificationConfig(req({ taskId: task.id }))).configs ?? []).toEqual([]);
+    const get = rec.calls.find((c) => c.method === "GET" && c.url.includes("/pushNotificationConfigs/cfg%2F"));
+    expect(get?.url).toContain("/pushNotificationConfigs/cfg%2F1%20x%3Ay");
+  });
+
   it("GetExtendedAgentCard (client.getAgentCard with capabilities.extendedAgentCard)", async () => {
     const card: SdkAgentCard = await client.getAgentCard();
     expect(card.name).toBe("Echo agent");
