@@ -41,8 +41,8 @@ function sdkMessage(text: string, extra: Partial<SdkMessage> = {}): SdkMessage {
   } as SdkMessage;
 }
 
-/** The SDK's request types want every field; the tests give only what matters. */
-const req = <T>(x: Partial<T> & object): T => x as T;
+/** The SDK's (ts-proto) request types want every field; the tests give only what matters. */
+const req = (x: object): never => x as never;
 
 function artifactTexts(task: SdkTask): string[] {
   return (task.artifacts ?? []).flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")));
@@ -208,7 +208,8 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
 
   it("CancelTask (the SDK sends an empty body): the task ends CANCELED", async () => {
     const task = await waiting();
-    const canceled = await client.cancelTask(req({ id: task.id }));
+    // The metadata is dropped by the SDK: the body goes out empty.
+    const canceled = await client.cancelTask(req({ id: task.id, metadata: { reason: "test" } }));
     expect(canceled.id).toBe(task.id);
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const call = rec.calls.findLast((c) => c.url.endsWith(`/tasks/${task.id}:cancel`));

@@ -5,7 +5,7 @@ import { Role, type MessageSchema, type StreamResponse } from "../../../gen/a2a_
 /** A user message (protobuf-es init shape) whose only part is `text`. */
 export function userMessage(
   text: string,
-  extra: Partial<MessageInitShape<typeof MessageSchema>> = {},
+  extra: { contextId?: string; taskId?: string } = {},
 ): MessageInitShape<typeof MessageSchema> {
   return {
     messageId: crypto.randomUUID(),
