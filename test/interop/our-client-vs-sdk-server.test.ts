@@ -22,6 +22,7 @@ function textOf(task: Task | undefined): string[] {
 describe.each([
   { label: "no tenant", tenant: "" },
   { label: "tenant acme", tenant: "acme" },
+  { label: "tenant with reserved characters", tenant: "team a/b:c" },
 ])("our client -> SDK REST server ($label)", ({ tenant }) => {
   let sdk: SdkServer;
   let client: A2AServiceClient;
@@ -149,8 +150,11 @@ describe.each([
       id: "cfg-1",
       url: "http://127.0.0.1:9/hook",
       token: "secret",
+      authentication: { scheme: "Bearer", credentials: "abc" },
     });
     expect(created.id).toBe("cfg-1");
+    expect(created.authentication?.scheme).toBe("Bearer");
+    expect(created.authentication?.credentials).toBe("abc");
     expect(created.taskId).toBe(task.id);
     expect(created.url).toBe("http://127.0.0.1:9/hook");
 
@@ -273,7 +277,7 @@ describe.each([
       const subscribe = rec.calls.filter((c) => c.url.endsWith(":subscribe"));
       expect(subscribe.length).toBeGreaterThan(0);
       expect(subscribe.every((c) => c.method === "POST")).toBe(true);
-      const prefix = tenant ? `${sdk.url}/${tenant}/` : `${sdk.url}/`;
+      const prefix = tenant ? `${sdk.url}/${encodeURIComponent(tenant)}/` : `${sdk.url}/`;
       for (const c of rec.calls) {
         expect(c.url.startsWith(prefix)).toBe(true);
         if (!tenant) expect(c.url.startsWith(`${sdk.url}/acme/`)).toBe(false);

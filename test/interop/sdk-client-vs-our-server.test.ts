@@ -80,6 +80,7 @@ function withFailingStream(agent: A2AServiceHandlers): A2AServiceHandlers {
 const matrix = frameworks.flatMap((framework) => [
   { framework, label: "no tenant", tenant: "" },
   { framework, label: "tenant acme", tenant: "acme" },
+  { framework, label: "tenant with reserved characters", tenant: "team a/b:c" },
 ]);
 
 describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framework, tenant }) => {
@@ -242,8 +243,15 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
   it("Create/Get/List/Delete TaskPushNotificationConfig", async () => {
     const task = await completed();
     const created = await client.createTaskPushNotificationConfig(
-      req({ taskId: task.id, id: "cfg-1", url: "http://127.0.0.1:9/hook", token: "secret" }),
+      req({
+        taskId: task.id,
+        id: "cfg-1",
+        url: "http://127.0.0.1:9/hook",
+        token: "secret",
+        authentication: { scheme: "Bearer", credentials: "abc" },
+      }),
     );
+    expect(created.authentication?.scheme).toBe("Bearer");
     expect(created.id).toBe("cfg-1");
     expect(created.taskId).toBe(task.id);
     expect(created.url).toBe("http://127.0.0.1:9/hook");
@@ -368,7 +376,7 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     it("every call goes to the card's interface URL, with the tenant prefix exactly when the card sets one", () => {
       const api = rec.calls.filter((c) => c.url !== server.origin + CARD_PATH && c.url.startsWith(server.url));
       expect(api.length).toBeGreaterThan(20);
-      const prefix = tenant ? `${server.url}/${tenant}/` : `${server.url}/`;
+      const prefix = tenant ? `${server.url}/${encodeURIComponent(tenant)}/` : `${server.url}/`;
       for (const c of api) {
         expect(c.url.startsWith(prefix)).toBe(true);
         if (!tenant) expect(c.url.startsWith(`${server.url}/acme/`)).toBe(false);
