@@ -25,6 +25,7 @@ import {
   UnsupportedOperationError,
   VersionNotSupportedError,
   RequestMalformedError,
+  PushNotificationNotSupportedError,
 } from "@a2a-js/sdk/errors";
 import { a2aError } from "protoc-gen-a2a-http/runtime";
 import type { A2AServiceHandlers } from "../../gen/a2a_http.js";
@@ -279,7 +280,18 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     await client.deleteTaskPushNotificationConfig(req({ taskId: task.id, id }));
     expect((await client.listTaskPushNotificationConfig(req({ taskId: task.id }))).configs ?? []).toEqual([]);
     const get = rec.calls.find((c) => c.method === "GET" && c.url.includes("/pushNotificationConfigs/cfg%2F"));
-    expect(get?.url).toContain("/pushNotificationConfigs/cfg%2F1%20x%3Ay");
+    // encodeURIComponent leaves !*'() as they are (our client escapes them); our router takes both.
+    expect(get?.url).toContain("/pushNotificationConfigs/cfg%2F1%20x%3Ay!*'()%25");
+  });
+
+  it("the SDK gates push-config calls on the card's capabilities: no request without pushNotifications", async () => {
+    const card = await new DefaultAgentCardResolver().resolve(server.origin);
+    const gated = await factory.createFromAgentCard({ ...card, capabilities: { ...card.capabilities!, pushNotifications: false } });
+    const before = rec.calls.length;
+    // (It throws synchronously, not as a rejected promise.)
+    const e = await rejection(() => gated.createTaskPushNotificationConfig(req({ taskId: "t", id: "c", url: "http://127.0.0.1:9/hook" })));
+    expect(e).toBeInstanceOf(PushNotificationNotSupportedError);
+    expect(rec.calls.length).toBe(before);
   });
 
   it("GetExtendedAgentCard (client.getAgentCard with capabilities.extendedAgentCard)", async () => {
