@@ -1,10 +1,12 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// "source" makes `protoc-gen-a2a-http/runtime` (imported by generated code)
-// resolve to src/ instead of dist/, so tests never run stale builds.
+// Generated code imports `protoc-gen-a2a-http/runtime`; tests run it from
+// src/, so they never see a stale dist/.
 export default defineConfig({
-  resolve: { conditions: ["source", "module", "node", "import", "default"] },
-  ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"], externalConditions: ["source"] } },
+  resolve: {
+    alias: { "protoc-gen-a2a-http/runtime": fileURLToPath(new URL("./src/runtime/index.ts", import.meta.url)) },
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
