@@ -387,15 +387,17 @@ function closeIterator(iterator: AsyncIterator<unknown>): void {
 /** The context handlers get; `headers` and `responseHeaders` are built on first use. */
 class ServerContext implements HandlerContext {
   private response: Headers | undefined;
-  readonly signal: AbortSignal;
 
   constructor(
     readonly rpc: string,
     readonly tenant: string | undefined,
     private readonly req: UniversalServerRequest,
     readonly extensions: readonly string[],
-  ) {
-    this.signal = req.signal;
+  ) {}
+
+  /** Built on first use: most unary handlers never look at it. */
+  get signal(): AbortSignal {
+    return this.req.signal;
   }
 
   get headers(): Headers {

@@ -71,7 +71,11 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   return new Response(readable, { status, headers });
 }
 
-function toHeaders(h: UniversalServerResponse["headers"]): Headers {
+function toHeaders(h: UniversalServerResponse["headers"]): Headers | Record<string, string> {
+  let plain = true;
+  for (const name in h) if (Array.isArray(h[name])) plain = false;
+  // A plain object keeps @hono/node-server (and others) on their fast path.
+  if (plain) return h as Record<string, string>;
   const out = new Headers();
   for (const name in h) {
     const v = h[name]!;
