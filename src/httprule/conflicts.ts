@@ -26,8 +26,9 @@ interface ConflictInput {
  */
 export function findConflicts(bindings: readonly ConflictInput[]): TemplateConflict[] {
   const out: TemplateConflict[] = [];
+  const candidates = overlapCandidates(bindings);
   for (let i = 0; i < bindings.length; i++) {
-    for (let j = i + 1; j < bindings.length; j++) {
+    for (const j of candidates[i]!) {
       const a = bindings[i]!;
       const b = bindings[j]!;
       // A custom rule of kind "*" takes every method, so it overlaps any method.
@@ -47,6 +48,82 @@ export function findConflicts(bindings: readonly ConflictInput[]): TemplateConfl
     }
   }
   return out;
+}
+
+interface TrieNode {
+  readonly literals: Map<string, TrieNode>;
+  star: TrieNode | undefined;
+  deep: TrieNode | undefined;
+  /** Bindings whose template ends here. */
+  readonly ends: number[];
+  readonly id: number;
+}
+
+/**
+ * For each binding, the later bindings (j > i, ascending) with the same verb
+ * whose segments may overlap its own. Checking every pair is quadratic (2,000
+ * bindings make 2 million pairs); instead the templates of each verb go into a
+ * trie, and each template walks it along the edges it can overlap, so an API
+ * whose templates start with distinct literals costs about linear time.
+ */
+function overlapCandidates(bindings: readonly ConflictInput[]): number[][] {
+  const result: number[][] = bindings.map(() => []);
+  const tries = new Map<string, TrieNode>();
+  let ids = 0;
+  const node = (): TrieNode => ({ literals: new Map(), star: undefined, deep: undefined, ends: [], id: ids++ });
+  bindings.forEach((b, index) => {
+    let n: TrieNode = tries.get(b.path.verb) ?? node();
+    tries.set(b.path.verb, n);
+    for (const s of b.path.segments) {
+      if (s.kind === "literal") {
+        let next: TrieNode | undefined = n.literals.get(s.value);
+        if (!next) n.literals.set(s.value, (next = node()));
+        n = next;
+      } else if (s.kind === "*") n = n.star ??= node();
+      else n = n.deep ??= node();
+    }
+    n.ends.push(index);
+  });
+
+  bindings.forEach((b, i) => {
+    const segs = b.path.segments;
+    const found = new Set<number>();
+    const seen = new Set<string>();
+    // State: segs[a..] still to overlap, the trie at node n; inDeep when the
+    // trie's "**" edge out of n has started to take segments of ours.
+    const walk = (a: number, n: TrieNode, inDeep: boolean): void => {
+      const key = `${a} ${n.id} ${inDeep ? 1 : 0}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      if (inDeep) {
+        // The trie's "**" ends here (its tail continues below n.deep) ...
+        walk(a, n.deep!, false);
+        // ... or takes one more of our segments.
+        if (a < segs.length) walk(a + 1, n, true);
+        return;
+      }
+      if (a === segs.length) for (const j of n.ends) if (j > i) found.add(j);
+      if (n.deep) walk(a, n, true);
+      if (a === segs.length) return;
+      const s = segs[a]!;
+      if (s.kind === "**") {
+        walk(a + 1, n, false); // our "**" takes nothing more
+        for (const child of n.literals.values()) walk(a, child, false); // or one trie segment
+        if (n.star) walk(a, n.star, false);
+        return;
+      }
+      if (s.kind === "literal") {
+        const lit = n.literals.get(s.value);
+        if (lit) walk(a + 1, lit, false);
+      } else {
+        for (const child of n.literals.values()) walk(a + 1, child, false);
+      }
+      if (n.star) walk(a + 1, n.star, false);
+    };
+    walk(0, tries.get(b.path.verb)!, false);
+    result[i] = [...found].sort((x, y) => x - y);
+  });
+  return result;
 }
 
 /** A list of request segments that both segment patterns match, or undefined. */
