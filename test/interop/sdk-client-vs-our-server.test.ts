@@ -408,6 +408,10 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     it.runIf(tenant !== "")("the SDK also puts the tenant in POST bodies; the path tenant is the one used", () => {
       const send = rec.calls.find((c) => c.method === "POST" && c.url.endsWith("/message:send"));
       expect(JSON.parse(send!.body!).tenant).toBe(tenant);
+      const stream = rec.calls.find((c) => c.method === "POST" && c.url.endsWith("/message:stream"));
+      expect(JSON.parse(stream!.body!).tenant).toBe(tenant);
+      const create = rec.calls.find((c) => c.method === "POST" && c.url.endsWith("/pushNotificationConfigs"));
+      expect(JSON.parse(create!.body!).tenant).toBe(tenant);
     });
   });
 
