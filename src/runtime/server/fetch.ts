@@ -159,8 +159,18 @@ class FetchRequest implements UniversalServerRequest {
   }
 
   async readBody(limit: number): Promise<string> {
-    const declared = Number(this.request.headers.get("content-length"));
+    const length = this.request.headers.get("content-length");
+    const declared = Number(length);
     if (declared > limit) throw tooLarge(limit);
+    if (length !== null && length.trim() !== "" && Number.isInteger(declared)) {
+      // The HTTP layer holds the body to its Content-Length, so the fast path
+      // (e.g. @hono/node-server reads the socket directly) is safe here.
+      try {
+        return await this.request.text();
+      } catch (e) {
+        throw new RpcError(Code.CANCELLED, "reading the request body failed", [], { cause: e });
+      }
+    }
     const body = this.request.body;
     if (!body) return "";
     const reader = body.getReader();
