@@ -301,6 +301,9 @@ export function createRouteClient<T>(
           throw call.mapError(e);
         }
         if (chunk.done) {
+          // A body cut short by the caller's signal or the deadline is not a normal end.
+          const stopped = call.stopped();
+          if (stopped) throw stopped;
           // An event without its closing blank line is dropped, as EventSource does.
           finished = true;
           return;
@@ -415,6 +418,8 @@ function defaultJson(field: DescField): JsonValue {
 interface Call {
   readonly signal: AbortSignal | undefined;
   mapError(e: unknown): unknown;
+  /** The error for a call the caller cancelled or the deadline ended, else undefined. */
+  stopped(): RpcError | undefined;
   abort(): void;
   done(): void;
 }
@@ -422,6 +427,7 @@ interface Call {
 const noSignalCall: Call = {
   signal: undefined,
   mapError: (e) => mapNetworkError(e, false, undefined),
+  stopped: () => undefined,
   abort() {},
   done() {},
 };
@@ -452,6 +458,11 @@ function startCall(callOptions: CallOptions | undefined, defaultTimeout: number 
       if (timedOut) return clientError(Code.DEADLINE_EXCEEDED, `the call timed out after ${timeoutMs} ms`, e);
       if (outer?.aborted) return clientError(Code.CANCELLED, "the call was cancelled", outer.reason);
       return mapNetworkError(e, ctl.signal.aborted, timeoutMs);
+    },
+    stopped() {
+      if (timedOut) return clientError(Code.DEADLINE_EXCEEDED, `the call timed out after ${timeoutMs} ms`);
+      if (outer?.aborted) return clientError(Code.CANCELLED, "the call was cancelled", outer.reason);
+      return undefined;
     },
     abort() {
       ctl.abort();
