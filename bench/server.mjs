@@ -2,7 +2,7 @@
 // of the same framework that answers the same JSON from the same data (the
 // floor), on loopback; and SSE events per second.
 //
-//   npm run generate && node bench/server.mjs [seconds-per-run]
+//   npm run generate && node bench/server.mjs [seconds-per-run] [rounds]
 //
 // Each server runs in its own child process (so it does not share a CPU with
 // autocannon, which runs here), on 127.0.0.1, port 0. Every run is bounded in
@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 
 const EVENTS = 50;
 const seconds = Number(process.argv[2] ?? 3);
+const rounds = Number(process.argv[3] ?? 3);
 const frameworks = ["express", "fastify", "hono"];
 
 if (process.env.BENCH_CHILD) {
@@ -36,41 +37,49 @@ async function main() {
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     return r.requests.average;
   };
+  const spawn = async (fw, mode) => {
+    const proc = fork(fileURLToPath(import.meta.url), [], {
+      env: {
+        ...process.env,
+        BENCH_CHILD: `${fw}:${mode}`,
+        TSX_TSCONFIG_PATH: fileURLToPath(new URL("./tsconfig.bench.json", import.meta.url)),
+      },
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const port = await new Promise((resolve, reject) => {
+      proc.once("message", resolve);
+      proc.once("exit", (code) => reject(new Error(`${fw}:${mode} exited ${code}`)));
+    });
+    return { proc, base: `http://127.0.0.1:${port}/a2a` };
+  };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const post = { method: "POST", body: send };
   const rows = [];
   for (const fw of frameworks) {
+    // Both servers run at once and the runs alternate, so that drift in the
+    // machine's load hits adapter and floor alike; each figure is the median.
+    const servers = { adapter: await spawn(fw, "adapter"), bare: await spawn(fw, "bare") };
+    const got = { adapter: { get: [], send: [] }, bare: { get: [], send: [] } };
     for (const mode of ["adapter", "bare"]) {
-      const proc = fork(fileURLToPath(import.meta.url), [], {
-        env: {
-          ...process.env,
-          BENCH_CHILD: `${fw}:${mode}`,
-          TSX_TSCONFIG_PATH: fileURLToPath(new URL("./tsconfig.bench.json", import.meta.url)),
-        },
-        execArgv: ["--import", "tsx"],
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      });
-      const port = await new Promise((resolve, reject) => {
-        proc.once("message", resolve);
-        proc.once("exit", (code) => reject(new Error(`${fw}:${mode} exited ${code}`)));
-      });
-      const base = `http://127.0.0.1:${port}/a2a`;
-      const get = `${base}/tasks/task-1`;
-      const post = { method: "POST", body: send };
-      await run(get, {}, 1); // warm-up
-      const getRps = await run(get);
-      await run(`${base}/message:send`, post, 1);
-      const sendRps = await run(`${base}/message:send`, post);
-      let sse;
-      if (mode === "adapter") {
-        await run(`${base}/message:stream`, post, 1);
-        sse = (await run(`${base}/message:stream`, post)) * EVENTS;
-      }
-      rows.push({ fw, mode, getRps, sendRps, sse });
-      proc.kill();
-      await new Promise((r) => proc.once("exit", r));
+      await run(`${servers[mode].base}/tasks/task-1`, {}, 1); // warm-up
+      await run(`${servers[mode].base}/message:send`, post, 1);
+    }
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? ["adapter", "bare"] : ["bare", "adapter"];
+      for (const mode of order) got[mode].get.push(await run(`${servers[mode].base}/tasks/task-1`));
+      for (const mode of order) got[mode].send.push(await run(`${servers[mode].base}/message:send`, post));
+    }
+    await run(`${servers.adapter.base}/message:stream`, post, 1);
+    const sse = (await run(`${servers.adapter.base}/message:stream`, post)) * EVENTS;
+    for (const mode of ["adapter", "bare"]) {
+      rows.push({ fw, mode, getRps: median(got[mode].get), sendRps: median(got[mode].send), sse });
+      servers[mode].proc.kill();
+      await new Promise((r) => servers[mode].proc.once("exit", r));
     }
   }
   const fmt = (n) => Math.round(n).toLocaleString("en-US").padStart(9);
-  console.log(`server adapters vs bare routes, ${seconds} s per run, 16 connections, loopback`);
+  console.log(`server adapters vs bare routes, median of ${rounds} alternating ${seconds} s runs, 16 connections, loopback`);
   console.log("framework  GetTask adapter/bare (ratio)        SendMessage adapter/bare (ratio)    SSE events/s");
   for (const fw of frameworks) {
     const a = rows.find((r) => r.fw === fw && r.mode === "adapter");
