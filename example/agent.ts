@@ -10,7 +10,7 @@
  * - `/work <n>`: n progress steps of `stepMs` each, logged, then COMPLETED;
  * - anything else: the task COMPLETES with an artifact that echoes the text.
  */
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   AgentCardSchema,
@@ -31,8 +31,8 @@ import type { A2AServiceHandlers } from "../gen/a2a_http.js";
 import { Code, RpcError, errorInfo, type HandlerContext } from "protoc-gen-a2a-http/runtime";
 
 export interface ExampleAgentOptions {
-  /** The public card; `/extendedAgentCard` answers it with one more skill. */
-  readonly card?: AgentCard;
+  /** The public card, or a function that gives it; `/extendedAgentCard` answers it with one more skill. */
+  readonly card?: AgentCard | (() => AgentCard);
   /** Delay of one `/work` step. Default 1000 ms. */
   readonly stepMs?: number;
   /** Where progress goes. Default: nowhere. */
@@ -64,6 +64,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
   const stepMs = options.stepMs ?? 1000;
   const log = options.log ?? (() => {});
   const card = options.card ?? exampleAgentCard("http://127.0.0.1");
+  const currentCard = typeof card === "function" ? card : () => card;
 
   const key = (tenant: string, id: string) => `${tenant}\u0000${id}`;
   const tenantOf = (ctx: HandlerContext, fromRequest: string) => ctx.tenant ?? fromRequest;
@@ -208,7 +209,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
   }
 
   const view = (task: Task, historyLength: number | undefined, includeArtifacts = true): Task => {
-    const copy = create(TaskSchema, task);
+    const copy = clone(TaskSchema, task);
     copy.history = historyLength === undefined ? [...task.history] : historyLength === 0 ? [] : task.history.slice(-historyLength);
     copy.artifacts = includeArtifacts ? [...task.artifacts] : [];
     return copy;
@@ -340,7 +341,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
     },
 
     getExtendedAgentCard() {
-      const extended = create(AgentCardSchema, card);
+      const extended = clone(AgentCardSchema, currentCard());
       extended.skills.push({
         $typeName: "lf.a2a.v1.AgentSkill",
         id: "extended-echo",

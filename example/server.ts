@@ -41,8 +41,9 @@ export async function startExampleAgent(options: {
   const log = options.log ?? (() => {});
   let url = "";
   // The card names the server's own URL, which is known only once it listens.
-  const card = () => toJson(AgentCardSchema, exampleAgentCard(url, options.tenant ?? ""));
-  const handlers = createExampleAgent({ log, card: exampleAgentCard(`http://${host}:${options.port}`, options.tenant ?? "") });
+  const agentCard = () => exampleAgentCard(url, options.tenant ?? "");
+  const card = () => toJson(AgentCardSchema, agentCard());
+  const handlers = createExampleAgent({ log, card: agentCard });
 
   switch (options.framework) {
     case "express": {
