@@ -379,8 +379,11 @@ export function createRouteClient<T>(
 
 /** The HTTP method the client sends for a binding. */
 function clientMethod(b: RouteBinding, a2a: boolean): string {
-  // A2A: the proto says GET for SubscribeToTask, the spec text says POST; servers take POST.
-  if (a2a && b.descriptor.name === "SubscribeToTask" && b.method === "GET") return "POST";
+  // A2A: the proto says GET for SubscribeToTask (TaskSubscription in v0.3), the
+  // spec text says POST, and every SDK server takes POST (Java only POST).
+  if (a2a && b.method === "GET" && (b.descriptor.name === "SubscribeToTask" || b.descriptor.name === "TaskSubscription")) {
+    return "POST";
+  }
   // A custom rule of kind "*" takes any method.
   if (b.method === "*") return b.body === "" ? "GET" : "POST";
   return b.method;

@@ -14,6 +14,8 @@ interface VariablePlan {
   /** JSON names along the field path. */
   readonly jsonPath: readonly string[];
   readonly pattern: RegExp;
+  /** The pattern as the template writes it, e.g. `shelves/{star}/books/{star}` with `*` for {star}. */
+  readonly patternText: string;
   readonly multiSegment: boolean;
 }
 
@@ -81,6 +83,10 @@ export function compileBinding(b: RouteBinding, method: string): BindingPlan {
       name: v.fieldPath.join("."),
       jsonPath: fields.map((f) => f.jsonName),
       pattern: new RegExp(`^${re}$`, "s"),
+      patternText: segments
+        .slice(v.start, v.end)
+        .map((s) => (s.kind === "literal" ? s.value : s.kind))
+        .join("/"),
       multiSegment: v.multiSegment,
     });
     i = v.end;
@@ -164,7 +170,7 @@ export function choosePlan(
         break;
       }
       if (!v.pattern.test(text)) {
-        why = `field ${v.name} ${JSON.stringify(text)} does not match the pattern ${v.pattern.source.slice(1, -1)}`;
+        why = `field ${v.name} ${JSON.stringify(text)} does not match the pattern ${v.patternText}`;
         break;
       }
       values.push(text);
