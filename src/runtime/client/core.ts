@@ -234,7 +234,7 @@ export function createRouteClient<T>(
   }
 
   function decodeMessage(plan: RpcPlan, chosen: BindingPlan, text: string, status: number): unknown {
-    if (text.trim() === "") return create(plan.output);
+    if (text.length === 0 || /^\s*$/.test(text)) return create(plan.output);
     let json: JsonValue;
     try {
       json = JSON.parse(text) as JsonValue;

@@ -1,3 +1,23 @@
+/**
+ * The fetch client runtime behind the generated `create<Service>Client`.
+ *
+ * - Binding: of an rpc's bindings, those whose path variables are all set (a
+ *   non-empty value) and match their patterns are eligible; the one binding the
+ *   most fields wins, ties go to proto order. A single-segment variable takes
+ *   any non-empty text (its "/" is escaped); a multi-segment one must match its
+ *   pattern segment by segment. `.`/`..` segments are refused.
+ * - Encoding: path values escape every byte but `[-_.~0-9a-zA-Z]` (multi-segment
+ *   values keep "/"); unbound fields go to the query by JSON name, dotted for
+ *   nested messages, ProtoJSON values, repeated keys; `body: "*"` sends the
+ *   request without its path fields, `body: "field"` that field's JSON.
+ * - Tenant: `options.tenant` fills an unset top-level `tenant` field of the
+ *   request (any profile), so the `/{tenant}/...` binding wins.
+ * - A2A profile: `A2A-Version` on every call, `application/a2a+json` bodies
+ *   (option `contentType`), POST for SubscribeToTask, any 2xx, empty bodies as
+ *   empty messages; see {@link a2aErrorReason} for A2A error types.
+ * - Errors are all RpcError; see {@link createRouteClient} for which code means what
+ *   (`httpStatus` 0 when no HTTP answer was received).
+ */
 export { createRouteClient, DEFAULT_MAX_EVENT_SIZE } from "./core.js";
 export type {
   CallOptions,
