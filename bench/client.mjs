@@ -37,8 +37,8 @@ if (!isMainThread) {
   parentPort.on("message", (m) => m === "close" && server.close(() => process.exit(0)));
 } else {
   const { register } = await import("tsx/esm/api");
-  // tsconfig.json maps eventsource-parser's types (paths) for tsc; tsx must not follow that mapping.
-  register({ tsconfig: false });
+  register(); // loads the generated .ts files; the runtime comes from dist/
+
   const { createA2AServiceClient } = await import("../gen/a2a_http_client.ts");
   const { Role } = await import("../gen/a2a_pb.ts");
 
