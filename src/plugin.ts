@@ -1,4 +1,3 @@
-import { createEcmaScriptPlugin } from "@bufbuild/protoplugin";
 import { emitClientFile } from "./emit/client.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
@@ -6,13 +5,14 @@ import { emitStubFile } from "./emit/stub.js";
 import { describeConflict, readServiceRoutes } from "./httprule/service.js";
 import { HttpRuleError } from "./httprule/bindings.js";
 import { parseOptions, type PluginOptions } from "./options.js";
+import { protoplugin } from "./protoplugin.js";
 import { version } from "./version.js";
 
 /** Where conflict warnings go; tests replace it. */
 export const diagnostics = { warn: (line: string) => void process.stderr.write(line + "\n") };
 
 /** The protoc-gen-a2a-http plugin. */
-export const plugin = createEcmaScriptPlugin<PluginOptions>({
+export const plugin = protoplugin.createEcmaScriptPlugin<PluginOptions>({
   name: "protoc-gen-a2a-http",
   version: `v${version}`,
   parseOptions,

@@ -6,11 +6,11 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { getComments } from "@bufbuild/protoplugin";
 import Handlebars from "handlebars";
 import { readServiceRoutes } from "../httprule/service.js";
 import { lowerFirstWord } from "../emit/names.js";
 import { serverFrameworks, type ServerFramework } from "../options.js";
+import { protoplugin } from "../protoplugin.js";
 import { version } from "../version.js";
 
 export interface ScaffoldOptions {
@@ -167,7 +167,7 @@ function describeService(protoPath: string, wanted: string | undefined): Service
         localName: m.localName,
         name: m.name,
         streaming: m.methodKind === "server_streaming",
-        jsDoc: firstSentence(getComments(m).leading ?? ""),
+        jsDoc: firstSentence(protoplugin.getComments(m).leading ?? ""),
       })),
   };
 }
