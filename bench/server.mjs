@@ -42,7 +42,6 @@ async function main() {
       env: {
         ...process.env,
         BENCH_CHILD: `${fw}:${mode}`,
-        TSX_TSCONFIG_PATH: fileURLToPath(new URL("./tsconfig.bench.json", import.meta.url)),
       },
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],

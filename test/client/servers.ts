@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 // Express 5 under vitest needs the is-promise work-around (see the file); import it before express.
-import "../interop/harness/express-shim.js";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";

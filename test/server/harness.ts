@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import "./express-shim.js";
 import express from "express";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Hono } from "hono";

@@ -1,7 +1,6 @@
 // Handler errors, partial handlers, the stub, the context factory, the A2A
 // profile rules, and living beside the application's own routes.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import "./express-shim.js";
 import express from "express";
 import { A2AErrors, Code, RpcError, badRequest, errorInfo, type HandlerContext } from "protoc-gen-a2a-http/runtime";
 import { A2AServiceRoutes, type A2AServiceHandlers } from "../../gen/a2a_http.js";

@@ -8,7 +8,6 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { toJson } from "@bufbuild/protobuf";
-import "./express-shim.js";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";

@@ -14,7 +14,6 @@
  */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import "./express-shim.js";
 import express from "express";
 import { AGENT_CARD_PATH, Role, TaskState } from "@a2a-js/sdk";
 import type { AgentCard } from "@a2a-js/sdk";
