@@ -95,7 +95,7 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   });
 
   function match(method: string, rawPath: string): RouteMatch | MethodNotAllowed | undefined {
-    if (malformedEscape.test(rawPath)) {
+    if (rawPath.includes("%") && malformedEscape.test(rawPath)) {
       throw new RpcError(Code.INVALID_ARGUMENT, `malformed percent-escape in path ${JSON.stringify(rawPath)}`);
     }
     let path = rawPath;
@@ -106,9 +106,8 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
     else if (path.charCodeAt(0) !== 47) return undefined;
 
     let verb = "";
-    const lastSlash = path.lastIndexOf("/");
     const colon = path.lastIndexOf(":");
-    if (colon > lastSlash) {
+    if (colon > path.lastIndexOf("/")) {
       const candidate = path.slice(colon + 1);
       if (verbs.has(candidate)) {
         verb = candidate;
@@ -116,16 +115,10 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
       }
     }
     const segs = path === "/" ? [] : path.slice(1).split("/");
-    const starts: number[] = [];
-    const upper = method.toUpperCase();
-
-    const accept = (node: Node): number | undefined => {
-      const byMethod = node.ends.get(verb);
-      return byMethod?.get(upper) ?? byMethod?.get("*");
-    };
-    const found = walk(root, segs, 0, 0, starts, accept);
+    const search: Search = { segs, starts: [], verb, method: method.toUpperCase() };
+    const found = walk(root, search, 0, 0);
     if (found !== undefined) {
-      return { index: found, variables: extract(templates[found]!, segs, starts) };
+      return { index: found, variables: extract(templates[found]!, segs, search.starts) };
     }
     const allow = new Set<string>();
     collect(root, segs, 0, (node) => {
@@ -138,32 +131,31 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   return { match };
 }
 
-/**
- * Depth-first search: literal, then `*`, then `**`, backtracking. `starts[d]`
- * records where template segment `d` began in the request.
- */
-function walk(
-  node: Node,
-  segs: readonly string[],
-  i: number,
-  depth: number,
-  starts: number[],
-  accept: (node: Node) => number | undefined,
-): number | undefined {
-  starts[depth] = i;
+/** One search: the request's segments, verb and method; `starts[d]` is where template segment `d` began. */
+interface Search {
+  readonly segs: readonly string[];
+  readonly starts: number[];
+  readonly verb: string;
+  readonly method: string;
+}
+
+/** Depth-first search: literal, then `*`, then `**`, backtracking. */
+function walk(node: Node, s: Search, i: number, depth: number): number | undefined {
+  const { segs } = s;
+  s.starts[depth] = i;
   if (i === segs.length) {
-    const hit = accept(node);
+    const byMethod = node.ends.get(s.verb);
+    const hit = byMethod === undefined ? undefined : (byMethod.get(s.method) ?? byMethod.get("*"));
     if (hit !== undefined) return hit;
-  }
-  if (i < segs.length) {
+  } else {
     const seg = segs[i]!;
     const lit = node.literals.get(seg);
     if (lit) {
-      const hit = walk(lit, segs, i + 1, depth + 1, starts, accept);
+      const hit = walk(lit, s, i + 1, depth + 1);
       if (hit !== undefined) return hit;
     }
     if (node.star && seg !== "") {
-      const hit = walk(node.star, segs, i + 1, depth + 1, starts, accept);
+      const hit = walk(node.star, s, i + 1, depth + 1);
       if (hit !== undefined) return hit;
     }
   }
@@ -171,9 +163,9 @@ function walk(
     // Only literals follow "**", so taking as few segments as possible first
     // gives the same result as any other order, and usually sooner.
     for (let j = i; j <= segs.length; j++) {
-      const hit = walk(node.deep, segs, j, depth + 1, starts, accept);
+      const hit = walk(node.deep, s, j, depth + 1);
       if (hit !== undefined) {
-        starts[depth] = i;
+        s.starts[depth] = i;
         return hit;
       }
     }
@@ -199,7 +191,10 @@ function extract(t: PathTemplate, segs: readonly string[], starts: readonly numb
     const to = v.end < t.segments.length ? starts[v.end]! : segs.length;
     const raw = segs.slice(from, to).join("/");
     const value = v.multiSegment ? decodeKeepingSlash(raw) : decode(raw);
-    Object.defineProperty(out, v.fieldPath.join("."), { value, enumerable: true, writable: true, configurable: true });
+    const key = v.fieldPath.length === 1 ? v.fieldPath[0]! : v.fieldPath.join(".");
+    // A field named __proto__ must not become the object's prototype.
+    if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
   }
   return out;
 }
