@@ -93,6 +93,7 @@ class FetchRequest implements UniversalServerRequest {
   readonly native: unknown;
   private controller: AbortController | undefined;
   private unlink: (() => void) | undefined;
+  private readonly nodeHeaders: Record<string, string | string[] | undefined> | undefined;
 
   constructor(
     private readonly request: Request,
@@ -100,6 +101,7 @@ class FetchRequest implements UniversalServerRequest {
   ) {
     this.method = request.method.toUpperCase();
     this.native = info?.native ?? request;
+    this.nodeHeaders = incomingHeaders(info?.native);
     // The path exactly as sent (URL objects would fold `.` segments and escapes).
     const url = request.url;
     const scheme = url.indexOf("://");
@@ -115,6 +117,10 @@ class FetchRequest implements UniversalServerRequest {
   }
 
   header(name: string): string | undefined {
+    if (this.nodeHeaders) {
+      const v = this.nodeHeaders[name];
+      return Array.isArray(v) ? v.join(", ") : v;
+    }
     return this.request.headers.get(name) ?? undefined;
   }
 
@@ -202,6 +208,17 @@ class FetchRequest implements UniversalServerRequest {
     }
     return decoder.decode(all);
   }
+}
+
+/**
+ * On @hono/node-server, `c.env.incoming` is node's request. Reading single
+ * headers there spares building the Request's whole Headers object, which
+ * the server does lazily and which costs more than the rest of a small GET.
+ */
+function incomingHeaders(native: unknown): Record<string, string | string[] | undefined> | undefined {
+  const env = (native as { env?: { incoming?: { headers?: unknown } } } | undefined)?.env;
+  const headers = env?.incoming?.headers;
+  return headers !== null && typeof headers === "object" ? (headers as Record<string, string | string[] | undefined>) : undefined;
 }
 
 function tooLarge(limit: number): RpcError {
