@@ -2,6 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
+import { createDescImports } from "./imports.js";
 import { literal } from "./names.js";
 
 /**
@@ -24,21 +25,21 @@ export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, se
   const ClientOptions = f.import("ClientOptions", runtime, true);
   const CallOptions = f.import("CallOptions", runtime, true);
   const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
+  const imports = createDescImports(f);
   const profile: Record<string, string> = {};
   if (schema.options.profile === "a2a") {
     profile["profile"] = "a2a";
     const legacy = legacyA2APackages.get(file.proto.package);
     if (legacy !== undefined) profile["a2aVersion"] = legacy;
   }
-  for (const { service, bindings } of services) {
+  for (const { service, rpcs } of services) {
     const Routes = f.import(service.name + "Routes", `./${file.name}_http.js`);
     const clientName = service.name + "Client";
     f.print(f.jsDoc(service));
     f.print(f.export("interface", clientName), " {");
-    for (const rpc of service.methods) {
-      if (!bindings.some((b) => b.rpc === rpc)) continue;
-      const ReqSchema = f.importSchema(rpc.input, true);
-      const Res = f.importShape(rpc.output);
+    for (const rpc of rpcs) {
+      const ReqSchema = imports.typeSchema(rpc.input);
+      const Res = imports.shape(rpc.output);
       f.print(f.jsDoc(rpc, "  "));
       const result = rpc.methodKind === "server_streaming" ? "AsyncIterable" : "Promise";
       f.print("  ", rpc.localName, "(request: ", MessageInitShape, "<typeof ", ReqSchema, ">, options?: ", CallOptions, "): ", result, "<", Res, ">;");

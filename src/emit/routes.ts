@@ -1,8 +1,9 @@
-import type { DescFile, DescMessage, DescService } from "@bufbuild/protobuf";
+import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { HttpBinding } from "../httprule/bindings.js";
 import { describeConflict, type ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
+import { createDescImports, type DescImports } from "./imports.js";
 import { literal } from "./names.js";
 
 /**
@@ -20,13 +21,7 @@ export function emitRoutesFile(
   const RouteBinding = f.import("RouteBinding", runtime, true);
   const HandlerContext = f.import("HandlerContext", runtime, true);
   const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
-  // protoplugin recomputes every name of the file on each importSchema/importShape
-  // call, so a large file (1,000 rpcs) would cost quadratic time: import each once.
-  const imports: Imports = {
-    schema: once((d: DescMessage | DescService) => f.importSchema(d)),
-    typeSchema: once((d: DescMessage) => f.importSchema(d, true)),
-    shape: once((d: DescMessage) => f.importShape(d)),
-  };
+  const imports = createDescImports(f);
   for (const routes of services) {
     const { service, bindings, conflicts } = routes;
     const Service = imports.schema(service);
@@ -46,9 +41,7 @@ export function emitRoutesFile(
 
     f.print(f.jsDoc(service));
     f.print(f.export("interface", service.name + "Handlers"), "<Ctx = ", HandlerContext, "> {");
-    const served = new Set(bindings.map((b) => b.rpc));
-    for (const rpc of service.methods) {
-      if (!served.has(rpc)) continue;
+    for (const rpc of routes.rpcs) {
       const Req = imports.shape(rpc.input);
       const Res = imports.typeSchema(rpc.output);
       f.print(f.jsDoc(rpc, "  "));
@@ -65,22 +58,7 @@ export function emitRoutesFile(
 
 type ImportSymbol = ReturnType<GeneratedFile["importSchema"]>;
 
-interface Imports {
-  readonly schema: (d: DescMessage | DescService) => ImportSymbol;
-  readonly typeSchema: (d: DescMessage) => ImportSymbol;
-  readonly shape: (d: DescMessage) => ImportSymbol;
-}
-
-function once<K, V>(make: (key: K) => V): (key: K) => V {
-  const cache = new Map<K, V>();
-  return (key) => {
-    let v = cache.get(key);
-    if (v === undefined) cache.set(key, (v = make(key)));
-    return v;
-  };
-}
-
-function printBinding(f: GeneratedFile, imports: Imports, Service: ImportSymbol, b: HttpBinding): void {
+function printBinding(f: GeneratedFile, imports: DescImports, Service: ImportSymbol, b: HttpBinding): void {
   const { rpc, path } = b;
   const parsed = { template: path.template, segments: path.segments, verb: path.verb, variables: path.variables };
   f.print("  {");

@@ -2,6 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
+import { createDescImports } from "./imports.js";
 import { lowerFirstWord } from "./names.js";
 
 /**
@@ -15,16 +16,16 @@ export function emitStubFile(schema: Schema<PluginOptions>, file: DescFile, serv
   const runtime = schema.options.runtimeImport;
   const RpcError = f.import("RpcError", runtime);
   const Code = f.import("Code", runtime);
-  for (const { service, bindings } of services) {
+  const imports = createDescImports(f);
+  for (const { service, rpcs } of services) {
     const Handlers = f.import(service.name + "Handlers", `./${file.name}_http.js`, true);
     f.print("/**");
     f.print(` * ${service.typeName} with every method answering UNIMPLEMENTED (501):`);
     f.print(" * copy it and fill the methods in.");
     f.print(" */");
     f.print(f.export("const", lowerFirstWord(service.name) + "Stub"), ": ", Handlers, " = {");
-    for (const rpc of service.methods) {
-      if (!bindings.some((b) => b.rpc === rpc)) continue;
-      const Req = f.importShape(rpc.input);
+    for (const rpc of rpcs) {
+      const Req = imports.shape(rpc.input);
       f.print(f.jsDoc(rpc, "  "));
       f.print("  ", rpc.localName, "(_request: ", Req, "): never {");
       f.print("    throw new ", RpcError, "(", Code, ".UNIMPLEMENTED, ", f.string(`rpc ${service.typeName}.${rpc.name} is not implemented`), ");");

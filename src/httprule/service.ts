@@ -1,4 +1,4 @@
-import type { DescService } from "@bufbuild/protobuf";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { readBindings, ruleError, type HttpBinding } from "./bindings.js";
 import { findConflicts, type TemplateConflict } from "./conflicts.js";
 import { templateShape } from "./path-template.js";
@@ -7,6 +7,8 @@ import { templateShape } from "./path-template.js";
 export interface ServiceRoutes {
   readonly service: DescService;
   readonly bindings: readonly HttpBinding[];
+  /** The rpcs that have at least one binding, in proto order. */
+  readonly rpcs: readonly DescMethod[];
   readonly conflicts: readonly TemplateConflict[];
 }
 
@@ -30,7 +32,9 @@ export function readServiceRoutes(service: DescService): ServiceRoutes {
     }
     seen.set(key, b);
   }
-  return { service, bindings, conflicts: findConflicts(bindings) };
+  const bound = new Set(bindings.map((b) => b.rpc));
+  const rpcs = service.methods.filter((m) => bound.has(m));
+  return { service, bindings, rpcs, conflicts: findConflicts(bindings) };
 }
 
 /** One line per conflict, e.g. `GET /tasks/{id=*} (GetTask) and GET /{tenant}/tasks (ListTasks) both match /tasks/tasks; GetTask wins`. */

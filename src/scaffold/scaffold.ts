@@ -157,13 +157,10 @@ function describeService(protoPath: string, wanted: string | undefined): Service
       `service "${wanted}" not found; ${basename(protoPath)} has ${services.map((s) => s.service.name).join(", ")}`,
     );
   }
-  const withRoutes = new Set(chosen.bindings.map((b) => b.rpc));
   return {
     name: chosen.service.name,
     typeName: chosen.service.typeName,
-    methods: chosen.service.methods
-      .filter((m) => withRoutes.has(m))
-      .map((m) => ({
+    methods: chosen.rpcs.map((m) => ({
         localName: m.localName,
         name: m.name,
         streaming: m.methodKind === "server_streaming",
