@@ -161,7 +161,7 @@ const a2aCases: Case[] = [
   { name: "GetTaskPushNotificationConfig", path: "/tasks/t1/pushNotificationConfigs/c1", headers: a2a, status: 200, response: pushConfig, rpc: "getTaskPushNotificationConfig", request: { taskId: "t1", id: "c1" } },
   { name: "ListTaskPushNotificationConfigs", path: "/tasks/t1/pushNotificationConfigs?pageSize=2", headers: a2a, status: 200, response: { configs: [pushConfig] }, rpc: "listTaskPushNotificationConfigs", request: { taskId: "t1", pageSize: 2 } },
   { name: "DeleteTaskPushNotificationConfig answers 200 {}", method: "DELETE", path: "/acme/tasks/t1/pushNotificationConfigs/c1", headers: a2a, status: 200, response: {}, rpc: "deleteTaskPushNotificationConfig", request: { tenant: "acme", taskId: "t1", id: "c1" }, tenant: "acme" },
-  { name: "GetExtendedAgentCard", path: "/extendedAgentCard", headers: a2a, status: 200, response: { name: "Agent", description: "d", version: "1" }, rpc: "getExtendedAgentCard", request: {} },
+  { name: "GetExtendedAgentCard", path: "/extendedAgentCard", headers: a2a, status: 200, response: { name: "Agent", description: "d", version: "1", supportedInterfaces: [], defaultInputModes: [], defaultOutputModes: [], skills: [] }, rpc: "getExtendedAgentCard", request: {} },
   { name: "unknown path (404)", path: "/nothing", headers: a2a, status: 404 },
 ];
 

@@ -16,6 +16,7 @@ import { badRequest, Code, RpcError } from "../errors.js";
 import { jsonError } from "./json.js";
 import { fieldByName, quote } from "./names.js";
 import { fieldConverter, messageConverter, ValueError, type Converter, type FieldValue } from "./values.js";
+import { fillRequiredDefaults } from "./required.js";
 
 export { parseJsonBody } from "./json.js";
 export { checkRequired } from "./required.js";
@@ -39,6 +40,11 @@ export interface DecodeOptions {
 export interface EncodeOptions {
   /** Resolves google.protobuf.Any in responses. */
   readonly registry?: Registry;
+  /**
+   * Also write REQUIRED fields (google.api.field_behavior) that hold their
+   * default value, which ProtoJSON leaves out. The A2A profile sets it.
+   */
+  readonly emitRequired?: boolean;
 }
 
 /** A query parameter name resolved to a field path. */
@@ -373,7 +379,11 @@ export function encodeResponse(route: RouteBinding, message: Message, options?: 
   const schema = route.output;
   const f = responseField(route);
   const opts = options?.registry ? { registry: options.registry } : undefined;
-  if (f === null) return toJson(schema, message, opts);
+  if (f === null) {
+    const json = toJson(schema, message, opts);
+    if (options?.emitRequired) fillRequiredDefaults(schema, message, json);
+    return json;
+  }
   // Copy the one field into an empty message and convert that, so only that
   // field is converted.
   const src = reflect(schema, message, false);

@@ -1,5 +1,6 @@
 // google.api.field_behavior = REQUIRED, checked on a decoded request.
-import { getOption, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { getOption, ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
 import { field_behavior, FieldBehavior } from "../../gen/google/api/field_behavior_pb.js";
@@ -95,6 +96,7 @@ function plan(desc: DescMessage): RequiredPlan | null {
 }
 
 const MAX_VIOLATIONS = 50;
+const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 
 function walk(msg: ReflectMessage, prefix: string, out: { field: string; description: string }[]): void {
   const p = plan(msg.desc);
@@ -153,4 +155,69 @@ export function checkRequired(schema: DescMessage, message: Message): void {
     `missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`,
     [badRequest(out)],
   );
+}
+
+/**
+ * Writes REQUIRED fields that ProtoJSON left out because they hold their
+ * default value (`""`, `0`, `false`, `[]`, the enum's zero name) into `json`,
+ * the `toJson` output of `message`, and likewise in every message below.
+ * A REQUIRED field must be present on the wire (A2A's ListTasksResponse
+ * `nextPageToken: ""` on the last page, say), whatever ProtoJSON omits.
+ */
+export function fillRequiredDefaults(schema: DescMessage, message: Message, json: unknown): void {
+  if (plan(schema) === null) return;
+  fill(reflect(schema, message, false), json);
+}
+
+function fill(msg: ReflectMessage, json: unknown): void {
+  const p = plan(msg.desc);
+  if (p === null || json === null || typeof json !== "object" || Array.isArray(json)) return;
+  const obj = json as Record<string, unknown>;
+  for (const f of p.required) {
+    if (f.oneof || f.jsonName in obj) continue;
+    const empty = emptyJson(f);
+    if (empty !== undefined) obj[f.jsonName] = empty;
+  }
+  for (const f of p.descend) {
+    const sub = obj[f.jsonName];
+    if (sub === undefined || !msg.isSet(f)) continue;
+    if (f.fieldKind === "message") fill(msg.get(f), sub);
+    else if (f.fieldKind === "list" && Array.isArray(sub)) {
+      let i = 0;
+      for (const e of msg.get(f).values()) fill(e as ReflectMessage, sub[i++]);
+    } else if (f.fieldKind === "map" && sub !== null && typeof sub === "object") {
+      for (const [k, v] of msg.get(f).entries()) fill(v as ReflectMessage, (sub as Record<string, unknown>)[String(k)]);
+    }
+  }
+}
+
+/** The JSON of a field at its default, or undefined where there is none (an unset message). */
+function emptyJson(f: DescField): unknown {
+  switch (f.fieldKind) {
+    case "list":
+      return [];
+    case "map":
+      return {};
+    case "enum":
+      return f.presence === IMPLICIT ? (f.enum.values.find((v) => v.number === 0)?.name ?? 0) : undefined;
+    case "scalar":
+      if (f.presence !== IMPLICIT) return undefined;
+      switch (f.scalar) {
+        case ScalarType.STRING:
+        case ScalarType.BYTES:
+          return "";
+        case ScalarType.BOOL:
+          return false;
+        case ScalarType.INT64:
+        case ScalarType.UINT64:
+        case ScalarType.SINT64:
+        case ScalarType.FIXED64:
+        case ScalarType.SFIXED64:
+          return "0";
+        default:
+          return 0;
+      }
+    default:
+      return undefined;
+  }
 }

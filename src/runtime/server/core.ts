@@ -141,6 +141,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
   const decodeOptions = a2a ? { commaLists: true } : undefined;
+  // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
+  const encodeOptions = a2a ? { emitRequired: true } : undefined;
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
   const h = handlers as Record<string, unknown>;
 
@@ -277,7 +279,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       if (route.streaming === "server") return await startStream(route, fn as AnyHandler, message, ctx);
       let result = (fn as AnyHandler).call(handlers, message, ctx);
       if (result instanceof Promise) result = await result;
-      const json = JSON.stringify(encodeResponse(route, create(route.output, result as never)));
+      const json = JSON.stringify(encodeResponse(route, create(route.output, result as never), encodeOptions));
       return { status: 200, headers: merge(jsonHeaders, ctx.touchedHeaders()), body: json };
     } catch (e) {
       return errorResponse(e, route?.rpc, ctx?.touchedHeaders());
@@ -299,7 +301,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
     const encode = (value: unknown) =>
-      "data: " + JSON.stringify(encodeResponse(route, create(route.output, value as never))) + "\n\n";
+      "data: " + JSON.stringify(encodeResponse(route, create(route.output, value as never), encodeOptions)) + "\n\n";
     let firstChunk: string | undefined;
     if (!first.done) {
       try {
