@@ -1,4 +1,4 @@
-import { Code, ERROR_INFO_TYPE, RpcError, errorInfo, type ErrorDetail } from "./errors.js";
+import { Code, ERROR_INFO_TYPE, RpcError, errorInfo, isRpcError, type ErrorDetail } from "./errors.js";
 
 /** The ErrorInfo domain of A2A errors. */
 export const A2A_DOMAIN = "a2a-protocol.org";
@@ -173,4 +173,27 @@ export function parseA2AExtensions(header: string | null | undefined): string[] 
     if (uri !== "" && !out.includes(uri)) out.push(uri);
   }
   return out;
+}
+
+const knownReasons: ReadonlySet<string> = new Set(Object.values(A2AErrorReason));
+
+/**
+ * The A2A error reason of an error: the reason of the first google.rpc.ErrorInfo
+ * detail, scanning all details (SDKs put it first, last or alone; the domain
+ * is not required, since SDKs differ), whose reason is an A2A one; undefined
+ * for anything else (then use the error's `httpStatus` and `code`).
+ */
+export function a2aErrorReason(error: unknown): A2AErrorReason | undefined {
+  if (!isRpcError(error)) return undefined;
+  for (const d of error.details) {
+    if (d["@type"] === ERROR_INFO_TYPE && typeof d["reason"] === "string" && knownReasons.has(d["reason"])) {
+      return d["reason"] as A2AErrorReason;
+    }
+  }
+  return undefined;
+}
+
+/** True when `error` is an RpcError whose details carry the A2A reason `reason`. */
+export function isA2AError(error: unknown, reason: A2AErrorReason): boolean {
+  return a2aErrorReason(error) === reason;
 }

@@ -16,6 +16,21 @@ export {
 } from "./errors.js";
 export type { ErrorDetail, StatusBody } from "./errors.js";
 export type { RouteBinding, HandlerContext } from "./route-binding.js";
+export {
+  A2A_DOMAIN,
+  A2A_DEFAULT_VERSIONS,
+  A2A_MEDIA_TYPE,
+  A2A_VERSION_WHEN_MISSING,
+  A2AErrorReason,
+  A2AErrors,
+  a2aCode,
+  a2aError,
+  a2aErrorReason,
+  isA2AError,
+  withA2AErrorInfo,
+  isA2AVersionSupported,
+  parseA2AExtensions,
+} from "./a2a.js";
 export * from "./client/index.js";
 export * from "./server/index.js";
 export * from "./codec/index.js";

@@ -30,4 +30,3 @@ export type {
 } from "./core.js";
 export { escapeComponent, escapeMultiSegment } from "./encode.js";
 export { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
-export { A2AErrorReason, A2A_ERROR_DOMAIN, a2aErrorReason, isA2AError } from "./a2a-errors.js";
