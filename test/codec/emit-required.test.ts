@@ -44,3 +44,11 @@ describe("encodeResponse with emitRequired", () => {
     });
   });
 });
+
+test("emitRequired reaches into a set oneof member (SendMessageResponse.task)", () => {
+  const send = A2AServiceRoutes.find((r) => r.rpc === "sendMessage")!;
+  const res = create(send.output, { payload: { case: "task", value: { id: "t1", status: {} } } });
+  expect(encodeResponse(send, res, { emitRequired: true })).toEqual({
+    task: { id: "t1", status: { state: "TASK_STATE_UNSPECIFIED" } },
+  });
+});

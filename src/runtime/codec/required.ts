@@ -165,14 +165,18 @@ export function checkRequired(schema: DescMessage, message: Message): void {
  * `nextPageToken: ""` on the last page, say), whatever ProtoJSON omits.
  */
 export function fillRequiredDefaults(schema: DescMessage, message: Message, json: unknown): void {
-  if (plan(schema) === null) return;
-  fill(reflect(schema, message, false), json);
+  fill(schema, message as unknown as Fields, json);
 }
 
-function fill(msg: ReflectMessage, json: unknown): void {
-  const p = plan(msg.desc);
+type Fields = Record<string, unknown>;
+
+// Reads fields by their property names rather than through reflect(): this
+// runs on every response, and a reflect wrapper per nested message costs more
+// than the rest of the walk.
+function fill(desc: DescMessage, msg: Fields, json: unknown): void {
+  const p = plan(desc);
   if (p === null || json === null || typeof json !== "object" || Array.isArray(json)) return;
-  const obj = json as Record<string, unknown>;
+  const obj = json as Fields;
   for (const f of p.required) {
     if (f.oneof || f.jsonName in obj) continue;
     const empty = emptyJson(f);
@@ -180,13 +184,22 @@ function fill(msg: ReflectMessage, json: unknown): void {
   }
   for (const f of p.descend) {
     const sub = obj[f.jsonName];
-    if (sub === undefined || !msg.isSet(f)) continue;
-    if (f.fieldKind === "message") fill(msg.get(f), sub);
-    else if (f.fieldKind === "list" && Array.isArray(sub)) {
-      let i = 0;
-      for (const e of msg.get(f).values()) fill(e as ReflectMessage, sub[i++]);
+    if (sub === undefined) continue;
+    let value: unknown;
+    if (f.oneof) {
+      const o = msg[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
+      value = o?.case === f.localName ? o.value : undefined;
+    } else {
+      value = msg[f.localName];
+    }
+    if (value === undefined || value === null) continue;
+    const type = messageType(f)!;
+    if (f.fieldKind === "message") fill(type, value as Fields, sub);
+    else if (f.fieldKind === "list" && Array.isArray(sub) && Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) fill(type, value[i] as Fields, sub[i]);
     } else if (f.fieldKind === "map" && sub !== null && typeof sub === "object") {
-      for (const [k, v] of msg.get(f).entries()) fill(v as ReflectMessage, (sub as Record<string, unknown>)[String(k)]);
+      const entries = value as Fields;
+      for (const k of Object.keys(entries)) fill(type, entries[k] as Fields, (sub as Fields)[k]);
     }
   }
 }
