@@ -3,6 +3,7 @@
 // floor), on loopback; and SSE events per second.
 //
 //   npm run generate && node bench/server.mjs [seconds-per-run] [rounds]
+//   (BENCH_FRAMEWORKS=hono,... to run some frameworks only)
 //
 // Each server runs in its own child process (so it does not share a CPU with
 // autocannon, which runs here), on 127.0.0.1, port 0. Every run is bounded in
@@ -18,7 +19,7 @@ import { fileURLToPath } from "node:url";
 const EVENTS = 50;
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
-const frameworks = ["express", "fastify", "hono"];
+const frameworks = (process.env.BENCH_FRAMEWORKS ?? "express,fastify,hono").split(",");
 
 if (process.env.BENCH_CHILD) {
   await child(process.env.BENCH_CHILD);
@@ -36,6 +37,20 @@ async function main() {
     const r = await autocannon({ url, connections: 16, duration, headers, ...opts });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     return r.requests.average;
+  };
+  // The server's own CPU time per request: steadier than requests/second on a
+  // shared machine, where the load generator and neighbours take turns.
+  const cpuOf = (proc) =>
+    new Promise((resolve) => {
+      proc.once("message", (m) => resolve(m.cpu));
+      proc.send("cpu");
+    });
+  const cpuRun = async (server, path, opts = {}) => {
+    const before = await cpuOf(server.proc);
+    const r = await autocannon({ url: server.base + path, connections: 16, duration: seconds, headers, ...opts });
+    const after = await cpuOf(server.proc);
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    return { rps: r.requests.average, cpuUs: (after - before) / r.requests.total };
   };
   const spawn = async (fw, mode) => {
     const proc = fork(fileURLToPath(import.meta.url), [], {
@@ -59,34 +74,41 @@ async function main() {
     // Both servers run at once and the runs alternate, so that drift in the
     // machine's load hits adapter and floor alike; each figure is the median.
     const servers = { adapter: await spawn(fw, "adapter"), bare: await spawn(fw, "bare") };
-    const got = { adapter: { get: [], send: [] }, bare: { get: [], send: [] } };
+    const got = { adapter: { get: [], send: [], getCpu: [] }, bare: { get: [], send: [], getCpu: [] } };
     for (const mode of ["adapter", "bare"]) {
       await run(`${servers[mode].base}/tasks/task-1`, {}, 1); // warm-up
       await run(`${servers[mode].base}/message:send`, post, 1);
     }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ["adapter", "bare"] : ["bare", "adapter"];
-      for (const mode of order) got[mode].get.push(await run(`${servers[mode].base}/tasks/task-1`));
+      for (const mode of order) {
+        const g = await cpuRun(servers[mode], "/tasks/task-1");
+        got[mode].get.push(g.rps);
+        got[mode].getCpu.push(g.cpuUs);
+      }
       for (const mode of order) got[mode].send.push(await run(`${servers[mode].base}/message:send`, post));
     }
     await run(`${servers.adapter.base}/message:stream`, post, 1);
     const sse = (await run(`${servers.adapter.base}/message:stream`, post)) * EVENTS;
     for (const mode of ["adapter", "bare"]) {
-      rows.push({ fw, mode, getRps: median(got[mode].get), sendRps: median(got[mode].send), sse });
+      rows.push({ fw, mode, getRps: median(got[mode].get), getCpu: median(got[mode].getCpu), sendRps: median(got[mode].send), sse });
       servers[mode].proc.kill();
       await new Promise((r) => servers[mode].proc.once("exit", r));
     }
   }
   const fmt = (n) => Math.round(n).toLocaleString("en-US").padStart(9);
   console.log(`server adapters vs bare routes, median of ${rounds} alternating ${seconds} s runs, 16 connections, loopback`);
-  console.log("framework  GetTask adapter/bare (ratio)        SendMessage adapter/bare (ratio)    SSE events/s");
+  console.log("framework  GetTask req/s adapter/bare (ratio)   GetTask server CPU µs/req bare/adapter (ratio)   SendMessage req/s adapter/bare (ratio)   SSE events/s");
   for (const fw of frameworks) {
     const a = rows.find((r) => r.fw === fw && r.mode === "adapter");
     const b = rows.find((r) => r.fw === fw && r.mode === "bare");
     const g = a.getRps / b.getRps;
+    const c = b.getCpu / a.getCpu;
     const s = a.sendRps / b.sendRps;
+    const mark = (x) => `${x.toFixed(2)}x${x >= 0.8 ? "" : " < 0.8"}`;
     console.log(
-      `${fw.padEnd(9)} ${fmt(a.getRps)} /${fmt(b.getRps)} (${g.toFixed(2)}x${g >= 0.8 ? "" : " < 0.8"})   ` +
+      `${fw.padEnd(9)} ${fmt(a.getRps)} /${fmt(b.getRps)} (${mark(g)})   ` +
+        `${b.getCpu.toFixed(1).padStart(7)} /${a.getCpu.toFixed(1).padStart(7)} (${mark(c)})   ` +
         `${fmt(a.sendRps)} /${fmt(b.sendRps)} (${s.toFixed(2)}x)   ${fmt(a.sse)}`,
     );
   }
@@ -162,5 +184,11 @@ async function child(which) {
       void s;
     };
   }
+  process.on("message", (m) => {
+    if (m === "cpu") {
+      const u = process.cpuUsage();
+      process.send({ cpu: u.user + u.system });
+    }
+  });
   listen((port) => process.send(port));
 }
