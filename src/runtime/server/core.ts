@@ -138,6 +138,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const responseType = options.responseType ?? (a2a ? A2A_MEDIA_TYPE : "application/json");
   const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
+  const versionVerdicts = new Map<string, boolean>();
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
   const decodeOptions = a2a ? { commaLists: true } : undefined;
@@ -202,7 +203,13 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       version = req.rawQuery === "" ? undefined : (queryParam(req.rawQuery, "A2A-Version") ?? undefined);
     }
     version = version?.trim() || A2A_VERSION_WHEN_MISSING;
-    if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);
+    let ok = versionVerdicts.get(version);
+    if (ok === undefined) {
+      ok = isA2AVersionSupported(version, versions);
+      // Clients send one or two distinct values; the bound keeps junk from growing it.
+      if (versionVerdicts.size < 64) versionVerdicts.set(version, ok);
+    }
+    if (!ok) throw A2AErrors.versionNotSupported(version, versions);
   }
 
   return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
