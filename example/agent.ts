@@ -28,7 +28,7 @@ import {
   type TaskPushNotificationConfig,
 } from "../gen/a2a_pb.js";
 import type { A2AServiceHandlers } from "../gen/a2a_http.js";
-import { Code, RpcError, errorInfo, type HandlerContext } from "protoc-gen-a2a-http/runtime";
+import { A2AErrors, type HandlerContext } from "protoc-gen-a2a-http/runtime";
 
 export interface ExampleAgentOptions {
   /** The public card, or a function that gives it; `/extendedAgentCard` answers it with one more skill. */
@@ -39,7 +39,6 @@ export interface ExampleAgentOptions {
   readonly log?: (line: string) => void;
 }
 
-const A2A_DOMAIN = "a2a-protocol.org";
 const terminal = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
 const interrupted = new Set([TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED]);
 
@@ -52,11 +51,7 @@ interface TaskRecord {
   canceled: boolean;
 }
 
-function a2aError(code: Code, reason: string, message: string, metadata: Record<string, string> = {}): RpcError {
-  return new RpcError(code, message, [errorInfo(reason, A2A_DOMAIN, metadata)]);
-}
-
-const taskNotFound = (id: string) => a2aError(Code.NOT_FOUND, "TASK_NOT_FOUND", `task not found: ${id}`, { taskId: id });
+const taskNotFound = (id: string) => A2AErrors.taskNotFound(id);
 
 /** Creates the example agent's handlers over a fresh in-memory task store. */
 export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServiceHandlers {
@@ -184,7 +179,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
     const existing = message.taskId ? tasks.get(key(tenant, message.taskId)) : undefined;
     if (message.taskId && !existing) throw taskNotFound(message.taskId);
     if (existing && terminal.has(existing.task.status?.state ?? TaskState.UNSPECIFIED)) {
-      throw a2aError(Code.FAILED_PRECONDITION, "UNSUPPORTED_OPERATION", `task ${message.taskId} is in a terminal state`);
+      throw A2AErrors.unsupportedOperation(`task ${message.taskId} is in a terminal state`, { taskId: message.taskId });
     }
     const text = message.parts.find((p) => p.content.case === "text")?.content.value;
     const said = typeof text === "string" ? text : "";
@@ -262,7 +257,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
 
     getTask(req, ctx) {
       if (req.historyLength !== undefined && req.historyLength < 0) {
-        throw a2aError(Code.INVALID_ARGUMENT, "INVALID_PARAMS", "historyLength must not be negative");
+        throw A2AErrors.invalidParams("historyLength must not be negative");
       }
       return view(find(tenantOf(ctx, req.tenant), req.id).task, req.historyLength);
     },
@@ -271,7 +266,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
       const tenant = tenantOf(ctx, req.tenant);
       const pageSize = req.pageSize ?? 50;
       if (pageSize < 1 || pageSize > 100) {
-        throw a2aError(Code.INVALID_ARGUMENT, "INVALID_PARAMS", "pageSize must be between 1 and 100");
+        throw A2AErrors.invalidParams("pageSize must be between 1 and 100");
       }
       const after = req.statusTimestampAfter ? timestampDate(req.statusTimestampAfter).getTime() : -Infinity;
       const time = (t: Task) => (t.status?.timestamp ? timestampDate(t.status.timestamp).getTime() : 0);
@@ -282,7 +277,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
         .sort((a, b) => time(b) - time(a) || (a.id < b.id ? -1 : 1));
       const start = req.pageToken === "" ? 0 : Number.parseInt(req.pageToken, 10);
       if (!Number.isInteger(start) || start < 0 || String(start) !== (req.pageToken || "0")) {
-        throw a2aError(Code.INVALID_ARGUMENT, "INVALID_PARAMS", `invalid pageToken ${JSON.stringify(req.pageToken)}`);
+        throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(req.pageToken)}`);
       }
       const page = matching.slice(start, start + pageSize);
       const next = start + pageSize < matching.length ? String(start + pageSize) : "";
@@ -298,7 +293,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
       const record = find(tenantOf(ctx, req.tenant), req.id);
       const state = record.task.status?.state ?? TaskState.UNSPECIFIED;
       if (terminal.has(state)) {
-        throw a2aError(Code.FAILED_PRECONDITION, "TASK_NOT_CANCELABLE", `task ${req.id} is already ${TaskState[state]}`, { taskId: req.id });
+        throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${TaskState[state]}`);
       }
       record.canceled = true;
       setState(record, TaskState.CANCELED);
@@ -310,7 +305,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}): A2AServic
       const record = find(tenantOf(ctx, req.tenant), req.id);
       const state = record.task.status?.state ?? TaskState.UNSPECIFIED;
       if (terminal.has(state)) {
-        throw a2aError(Code.FAILED_PRECONDITION, "UNSUPPORTED_OPERATION", `task ${req.id} is in a terminal state`, { taskId: req.id });
+        throw A2AErrors.unsupportedOperation(`task ${req.id} is in a terminal state`, { taskId: req.id });
       }
       const events = follow(record, ctx.signal);
       yield { payload: { case: "task", value: view(record.task, undefined) } };
