@@ -167,8 +167,12 @@ export function createRouteClient<T>(
   }
   return client as T;
 
-  /** Builds the request: binding, URL, headers and body. */
-  async function prepare(plan: RpcPlan, request: object, callOptions: CallOptions | undefined) {
+  /** Builds the request: binding, URL, headers and body (the call adds its signal). */
+  async function prepare(
+    plan: RpcPlan,
+    request: object,
+    callOptions: CallOptions | undefined,
+  ): Promise<{ chosen: BindingPlan; req: Omit<ClientRequest, "signal"> }> {
     let json: JsonObject;
     try {
       const msg = create(plan.input, request as never) as Message;
@@ -201,23 +205,17 @@ export function createRouteClient<T>(
     if (!headers.has("Accept")) headers.set("Accept", plan.streaming ? "text/event-stream" : acceptUnary);
     if (body !== undefined && !headers.has("Content-Type")) headers.set("Content-Type", contentType);
     if (callOptions?.headers) new Headers(callOptions.headers).forEach((v, k) => headers.set(k, v));
-    return { chosen, url, body, headers };
+    return {
+      chosen,
+      req: { rpc: plan.rpc, binding: chosen.binding, streaming: plan.streaming, method: chosen.method, url, headers, body },
+    };
   }
 
   async function unary(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): Promise<unknown> {
-    const { chosen, url, body, headers } = await prepare(plan, request, callOptions);
+    const { chosen, req: prepared } = await prepare(plan, request, callOptions);
     const call = startCall(callOptions, options.timeoutMs, false);
     try {
-      const req: ClientRequest = {
-        rpc: plan.rpc,
-        binding: chosen.binding,
-        streaming: false,
-        method: chosen.method,
-        url,
-        headers,
-        body,
-        signal: call.signal,
-      };
+      const req: ClientRequest = { ...prepared, signal: call.signal };
       let res: Response;
       let text: string;
       try {
@@ -256,21 +254,12 @@ export function createRouteClient<T>(
   }
 
   async function* stream(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): AsyncGenerator<unknown> {
-    const { chosen, url, body, headers } = await prepare(plan, request, callOptions);
+    const { chosen, req: prepared } = await prepare(plan, request, callOptions);
     const call = startCall(callOptions, options.timeoutMs, true);
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let finished = false;
     try {
-      const req: ClientRequest = {
-        rpc: plan.rpc,
-        binding: chosen.binding,
-        streaming: true,
-        method: chosen.method,
-        url,
-        headers,
-        body,
-        signal: call.signal,
-      };
+      const req: ClientRequest = { ...prepared, signal: call.signal };
       let res: Response;
       try {
         res = await send(req);
