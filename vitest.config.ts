@@ -1,11 +1,17 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// Generated code imports `protoc-gen-a2a-http/runtime`; tests run it from
-// src/, so they never see a stale dist/.
+const runtimeSource = (file: string) => fileURLToPath(new URL(`./packages/runtime/src/${file}`, import.meta.url));
+
+// Generated code, the plugin and the tests import the runtime package
+// (`a2a-http`); tests run it from its TypeScript source, so they never see a
+// stale dist/, and everything shares one copy of its classes.
 export default defineConfig({
   resolve: {
-    alias: { "protoc-gen-a2a-http/runtime": fileURLToPath(new URL("./src/runtime/index.ts", import.meta.url)) },
+    alias: [
+      { find: /^a2a-http$/, replacement: runtimeSource("index.ts") },
+      { find: /^a2a-http\/routing$/, replacement: runtimeSource("routing.ts") },
+    ],
   },
   test: {
     include: ["test/**/*.test.ts"],

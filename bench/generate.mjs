@@ -31,11 +31,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const quick = process.argv.includes("--quick");
 const buf = join(root, "node_modules", ".bin", "buf");
-const ourBin = join(root, "bin", "protoc-gen-a2a-http.js");
+const ourBin = join(root, "packages", "plugin", "bin", "protoc-gen-a2a-http.js");
 const esBin = join(root, "node_modules", "@bufbuild", "protoc-gen-es", "bin", "protoc-gen-es");
 
-const { plugin, diagnostics } = await import(join(root, "dist", "plugin.js"));
-const { createRouter } = await import(join(root, "dist", "runtime", "router.js"));
+const { plugin, diagnostics } = await import(join(root, "packages", "plugin", "dist", "plugin.js"));
+const { createRouter } = await import(join(root, "packages", "runtime", "dist", "router.js"));
 const { protocGenEs } = require("@bufbuild/protoc-gen-es/dist/cjs/src/protoc-gen-es-plugin.js");
 diagnostics.warn = () => {}; // the conflict report is not what we measure
 

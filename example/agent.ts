@@ -28,7 +28,7 @@ import {
   type TaskPushNotificationConfig,
 } from "../gen/a2a_pb.js";
 import type { A2AServiceHandlers } from "../gen/a2a_http.js";
-import { A2AErrors, type HandlerContext } from "protoc-gen-a2a-http/runtime";
+import { A2AErrors, type HandlerContext } from "a2a-http";
 
 export interface ExampleAgentOptions {
   /** The public card, or a function that gives it; `/extendedAgentCard` answers it with one more skill. */

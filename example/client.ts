@@ -8,7 +8,7 @@
  */
 import { fromJson } from "@bufbuild/protobuf";
 import { parseArgs } from "node:util";
-import { isRpcError } from "protoc-gen-a2a-http/runtime";
+import { isRpcError } from "a2a-http";
 import { createA2AServiceClient } from "../gen/a2a_http_client.js";
 import { AgentCardSchema, Role, TaskState } from "../gen/a2a_pb.js";
 

@@ -1,34 +1,54 @@
-// Stages the input protos that live outside this package into vendor/proto, so
-// that buf (which refuses module paths outside its workspace) can read them:
-// the A2A protos from ../shared/proto, and google/api from google-proto-files
-// (the BSR is not reachable from our build machines).
+// Stages the protos that live outside this repository's sources:
+// - google/api into packages/plugin/proto, which the plugin package ships so
+//   that a user's buf.yaml or protoc -I can point at it (the BSR is not
+//   reachable from our build machines, and google-proto-files is 64 MB);
+// - the A2A protos from ../shared/proto into vendor/proto, since buf refuses
+//   module paths outside its workspace.
 import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const out = join(root, "vendor", "proto");
-const shared = join(root, "..", "shared", "proto");
 const googleApi = join(
   dirname(createRequire(import.meta.url).resolve("google-proto-files/package.json")),
   "google",
   "api",
 );
+/** What a proto with HTTP rules imports from google/api, and what those import. */
+export const shippedGoogleApi = [
+  "annotations.proto",
+  "http.proto",
+  "field_behavior.proto",
+  "client.proto",
+  "launch_stage.proto",
+  "resource.proto",
+];
 
-mkdirSync(join(out, "google", "api"), { recursive: true });
-for (const name of ["annotations.proto", "http.proto", "field_behavior.proto", "client.proto", "launch_stage.proto"]) {
-  copyFileSync(join(googleApi, name), join(out, "google", "api", name));
-}
+const pluginProto = join(root, "packages", "plugin", "proto", "google", "api");
+mkdirSync(pluginProto, { recursive: true });
+for (const name of shippedGoogleApi) copyFileSync(join(googleApi, name), join(pluginProto, name));
+
+const vendor = join(root, "vendor", "proto");
+mkdirSync(vendor, { recursive: true });
+const shared = join(root, "..", "shared", "proto");
 let a2a = 0;
 try {
   for (const name of readdirSync(shared)) {
     if (name.endsWith(".proto")) {
-      copyFileSync(join(shared, name), join(out, name));
+      copyFileSync(join(shared, name), join(vendor, name));
       a2a++;
     }
   }
 } catch {
-  // ../shared is only beside a development checkout; users generate from their own protos.
+  // ../shared is only beside a development checkout.
 }
-console.log(`staged google/api and ${a2a} A2A proto(s) into vendor/proto`);
+// The plugin ships a2a.proto too: `scaffold` starts from it when given no --proto.
+const pluginA2a = join(root, "packages", "plugin", "a2a");
+try {
+  mkdirSync(pluginA2a, { recursive: true });
+  for (const name of ["a2a.proto", "LICENSE-a2a"]) copyFileSync(join(shared, name), join(pluginA2a, name));
+} catch {
+  // without ../shared, scaffold needs --proto
+}
+console.log(`staged google/api into packages/plugin/proto and ${a2a} A2A proto(s) into vendor/proto`);

@@ -9,7 +9,7 @@ import {
   TaskState,
 } from "../../gen/a2a_pb.js";
 import { createA2AServiceClient, type A2AServiceClient } from "../../gen/a2a_http_client.js";
-import { Code, RpcError } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError } from "a2a-http";
 import { json, startRecorder, type Recorder } from "./recorder.js";
 
 let server: Recorder;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createA2AServiceClient } from "../../gen/a2a-v0_3_http_client.js";
-import { Code, RpcError } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError } from "a2a-http";
 import { json, startRecorder, type Recorder } from "./recorder.js";
 
 let server: Recorder;

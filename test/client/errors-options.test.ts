@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
-import { A2AErrorReason, Code, RpcError, a2aErrorReason, isA2AError, type ClientInterceptor } from "protoc-gen-a2a-http/runtime";
+import { A2AErrorReason, Code, RpcError, a2aErrorReason, isA2AError, type ClientInterceptor } from "a2a-http";
 import { json, startRecorder, type Recorder } from "./recorder.js";
 
 let server: Recorder;

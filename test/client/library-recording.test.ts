@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BookSchema, Genre, ShelfSchema } from "../../gen/acme/library/v1/library_pb.js";
 import { createLibraryServiceClient, type LibraryServiceClient } from "../../gen/acme/library/v1/library_http_client.js";
 import { LibraryServiceRoutes } from "../../gen/acme/library/v1/library_http.js";
-import { Code, RpcError, createRouteClient } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError, createRouteClient } from "a2a-http";
 import { json, startRecorder, type Recorder } from "./recorder.js";
 
 let server: Recorder;

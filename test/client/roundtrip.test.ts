@@ -40,7 +40,7 @@ import {
 } from "../../gen/acme/library/v1/library_pb.js";
 import type { LibraryServiceHandlers } from "../../gen/acme/library/v1/library_http.js";
 import { createLibraryServiceClient } from "../../gen/acme/library/v1/library_http_client.js";
-import { A2AErrors, Code, RpcError, a2aErrorReason, type HandlerContext } from "protoc-gen-a2a-http/runtime";
+import { A2AErrors, Code, RpcError, a2aErrorReason, type HandlerContext } from "a2a-http";
 import { frameworks, serve, type Framework, type Served } from "./servers.js";
 
 /** What the last handler call saw: the rpc, the request as JSON, the context's tenant. */

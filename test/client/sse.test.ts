@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Role } from "../../gen/a2a_pb.js";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
 import { createLibraryServiceClient } from "../../gen/acme/library/v1/library_http_client.js";
-import { A2AErrorReason, Code, RpcError, a2aErrorReason } from "protoc-gen-a2a-http/runtime";
+import { A2AErrorReason, Code, RpcError, a2aErrorReason } from "a2a-http";
 import { startRecorder, until, type Recorder } from "./recorder.js";
 
 let server: Recorder;

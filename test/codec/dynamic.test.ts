@@ -11,8 +11,8 @@ import {
   file_google_protobuf_wrappers,
   file_google_protobuf_struct,
 } from "@bufbuild/protobuf/wkt";
-import { decodeRequest } from "../../src/runtime/codec/index.js";
-import type { RouteBinding } from "../../src/runtime/route-binding.js";
+import { decodeRequest } from "../../packages/runtime/src/codec/index.js";
+import type { RouteBinding } from "../../packages/runtime/src/route-binding.js";
 import { invalid, violations } from "./helpers.js";
 
 const file = create(FileDescriptorProtoSchema, {

@@ -1,9 +1,9 @@
 import { expect } from "vitest";
 import { toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
-import type { RouteBinding } from "../../src/runtime/route-binding.js";
+import type { RouteBinding } from "../../packages/runtime/src/route-binding.js";
 import { LibraryServiceRoutes } from "../../gen/acme/library/v1/library_http.js";
 import { A2AServiceRoutes } from "../../gen/a2a_http.js";
-import { isRpcError, Code, type RpcError } from "../../src/runtime/errors.js";
+import { isRpcError, Code, type RpcError } from "../../packages/runtime/src/errors.js";
 
 export function lib(rpc: string, binding: "primary" | "additional" = "primary"): RouteBinding {
   const r = LibraryServiceRoutes.find((x) => x.rpc === rpc && x.binding === binding);

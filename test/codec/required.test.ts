@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { create, getOption } from "@bufbuild/protobuf";
-import { checkRequired, decodeRequest } from "../../src/runtime/codec/index.js";
-import { field_behavior, FieldBehavior } from "../../src/gen/google/api/field_behavior_pb.js";
+import { checkRequired, decodeRequest } from "../../packages/runtime/src/codec/index.js";
+import { field_behavior, FieldBehavior } from "../../packages/runtime/src/gen/google/api/field_behavior_pb.js";
 import {
   SendMessageRequestSchema,
   MessageSchema,

@@ -3,8 +3,8 @@
 // path is reported once, with a path both match and the pair's winner.
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import { createRouter, parsePathTemplate, type PathTemplate } from "protoc-gen-a2a-http/runtime";
-import { findConflicts } from "../../src/httprule/conflicts.js";
+import { createRouter, parsePathTemplate, type PathTemplate } from "a2a-http";
+import { findConflicts } from "../../packages/plugin/src/httprule/conflicts.js";
 
 /** Whether two segment lists can match one request path (written independently of the finder). */
 function overlaps(a: PathTemplate, b: PathTemplate): boolean {

@@ -13,7 +13,7 @@ import { root } from "./helpers.js";
 const work = join(root, "tmp", `e2e-${process.pid}-${Date.now()}`);
 const buf = join(root, "node_modules", ".bin", "buf");
 const protocGenEs = join(root, "node_modules", ".bin", "protoc-gen-es");
-const bin = join(root, "bin", "protoc-gen-a2a-http.js");
+const bin = join(root, "packages", "plugin", "bin", "protoc-gen-a2a-http.js");
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -66,7 +66,7 @@ const out1 = join(work, "gen1");
 const out2 = join(work, "gen2");
 
 beforeAll(() => {
-  if (!existsSync(join(root, "dist", "bin", "protoc-gen-a2a-http.js"))) {
+  if (!existsSync(join(root, "packages", "plugin", "dist", "bin", "protoc-gen-a2a-http.js"))) {
     throw new Error("dist/ is missing: run `npm run generate` (or `npm run build`) first");
   }
   if (!existsSync(join(root, "vendor", "proto", "a2a.proto"))) {

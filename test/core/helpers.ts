@@ -9,7 +9,7 @@ import {
   type CodeGeneratorResponse,
   type FileDescriptorSet,
 } from "@bufbuild/protobuf/wkt";
-import { plugin } from "../../src/plugin.js";
+import { plugin } from "../../packages/plugin/src/plugin.js";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const fixtures = join(root, "test", "fixtures");

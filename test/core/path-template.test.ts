@@ -3,8 +3,8 @@
 // Cases are written from the facts in reference/httprule.md §1–2.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { parsePathTemplate, PathTemplateError, type PathTemplate } from "protoc-gen-a2a-http/runtime";
-import { templateShape } from "../../src/httprule/path-template.js";
+import { parsePathTemplate, PathTemplateError, type PathTemplate } from "a2a-http";
+import { templateShape } from "../../packages/runtime/src/path-template.js";
 
 /** The template written back with every variable's pattern spelled out. */
 function render(t: PathTemplate): string {

@@ -3,7 +3,7 @@
 // the rule reader, the template parser, the service check and the options, and
 // the conflict report on stderr and in the generated comment.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { diagnostics } from "../../src/plugin.js";
+import { diagnostics } from "../../packages/plugin/src/plugin.js";
 import { request, runPlugin, thrown } from "./helpers.js";
 
 const generate = (file: string, parameter = "target=ts") => runPlugin(request("invalid", [file], parameter));
@@ -129,7 +129,7 @@ describe("plugin options", () => {
     ["client=yes", 'option "client=yes" is not valid; client takes one of true, false'],
     ["stub=", 'option "stub=" is not valid; stub takes one of true, false'],
     ["conflicts=ignore", 'option "conflicts=ignore" is not valid; conflicts takes one of warn, comment, error'],
-    ["runtime_import=", 'option "runtime_import" needs a module name, e.g. runtime_import=protoc-gen-a2a-http/runtime'],
+    ["runtime_import=", 'option "runtime_import" needs a module name, e.g. runtime_import=a2a-http'],
   ])("malformed value %s", (option, reason) => {
     expect(thrown(() => a2a(`target=ts,${option}`))).toBe(`invalid option "${option}": ${reason}`);
   });

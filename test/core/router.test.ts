@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { createFileRegistry } from "@bufbuild/protobuf";
-import { Code, createRouter, parsePathTemplate, RpcError, type RouterBinding } from "protoc-gen-a2a-http/runtime";
-import { readServiceRoutes } from "../../src/httprule/service.js";
+import { Code, createRouter, parsePathTemplate, RpcError, type RouterBinding } from "a2a-http";
+import { readServiceRoutes } from "../../packages/plugin/src/httprule/service.js";
 import { fixtureSet } from "./helpers.js";
 
 type Expect =

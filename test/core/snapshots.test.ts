@@ -10,7 +10,7 @@ import { Project } from "ts-morph";
 import { describe, expect, test } from "vitest";
 import type { CodeGeneratorResponse } from "@bufbuild/protobuf/wkt";
 import { protocGenEs } from "@bufbuild/protoc-gen-es/dist/cjs/src/protoc-gen-es-plugin.js";
-import { diagnostics } from "../../src/plugin.js";
+import { diagnostics } from "../../packages/plugin/src/plugin.js";
 import { fixtureSet, request, root, runPlugin } from "./helpers.js";
 
 const snapshots = join(root, "test", "__snapshots__");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createA2AServiceClient, type A2AServiceClient } from "../../gen/a2a_http_client.js";
 import { TaskState, type StreamResponse, type Task } from "../../gen/a2a_pb.js";
-import { RpcError } from "protoc-gen-a2a-http/runtime";
+import { RpcError } from "a2a-http";
 import { startSdkServer, type SdkServer } from "./harness/sdk-server.js";
 import { cases, collect, recordingFetch, rejection, streamFailure, userMessage, type RecordingFetch } from "./harness/util.js";
 

@@ -27,7 +27,7 @@ import {
   RequestMalformedError,
   PushNotificationNotSupportedError,
 } from "@a2a-js/sdk/errors";
-import { a2aError } from "protoc-gen-a2a-http/runtime";
+import { a2aError } from "a2a-http";
 import type { A2AServiceHandlers } from "../../gen/a2a_http.js";
 import { CARD_PATH, frameworks, startOurServer, type OurServer } from "./harness/our-server.js";
 import { recordingFetch, rejection, streamFailure, type RecordingFetch } from "./harness/util.js";

@@ -11,7 +11,7 @@ import { Role } from "@a2a-js/sdk";
 import type { Message as SdkMessage, SendMessageRequest as SdkSendMessageRequest, StreamResponse as SdkStreamResponse } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { RpcError } from "protoc-gen-a2a-http/runtime";
+import { RpcError } from "a2a-http";
 import { createA2AServiceClient, type A2AServiceClient } from "../../gen/a2a_http_client.js";
 import { userMessage } from "./harness/util.js";
 

@@ -7,15 +7,15 @@ import { afterAll, describe, expect, test } from "vitest";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "..", "..");
-const bin = join(root, "bin", "protoc-gen-a2a-http.js");
+const bin = join(root, "packages", "plugin", "bin", "protoc-gen-a2a-http.js");
 const a2aProto = join(root, "..", "shared", "proto", "a2a.proto");
 const tmp = mkdtempSync(join(tmpdir(), "a2a-http-scaffold-test-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /**
- * Gives a scaffolded project this repository's installed packages, with
- * protoc-gen-a2a-http itself linked in as a user's `npm install` would,
- * so the test needs no registry.
+ * Gives a scaffolded project this repository's installed packages (the
+ * workspace links a2a-http and protoc-gen-a2a-http among them), so the test
+ * needs no registry. test/package packs and installs them for real.
  */
 function linkNodeModules(dir: string): string {
   const nm = join(dir, "node_modules");
@@ -28,8 +28,6 @@ function linkNodeModules(dir: string): string {
   for (const entry of readdirSync(join(root, "node_modules", ".bin"))) {
     symlinkSync(join(root, "node_modules", ".bin", entry), join(dotBin, entry));
   }
-  symlinkSync(root, join(nm, "protoc-gen-a2a-http"));
-  symlinkSync(bin, join(dotBin, "protoc-gen-a2a-http"));
   return dotBin;
 }
 

@@ -12,7 +12,7 @@ import {
   registerFastifyService,
   type HandlerContext,
   type ServerOptions,
-} from "protoc-gen-a2a-http/runtime";
+} from "a2a-http";
 import { LibraryServiceRoutes } from "../../gen/acme/library/v1/library_http.js";
 import { a2aServiceExpress } from "../../gen/a2a_http_express.js";
 import { a2aServiceFastify } from "../../gen/a2a_http_fastify.js";

@@ -2,7 +2,7 @@
 // profile rules, and living beside the application's own routes.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import express from "express";
-import { A2AErrors, Code, RpcError, badRequest, errorInfo, type HandlerContext } from "protoc-gen-a2a-http/runtime";
+import { A2AErrors, Code, RpcError, badRequest, errorInfo, type HandlerContext } from "a2a-http";
 import { A2AServiceRoutes, type A2AServiceHandlers } from "../../gen/a2a_http.js";
 import { a2aServiceStub } from "../../gen/a2a_http_stub.js";
 import { libraryServiceStub } from "../../gen/acme/library/v1/library_http_stub.js";

@@ -1,5 +1,5 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
-import type { HandlerContext, RouteBinding } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, RouteBinding } from "a2a-http";
 
 /** One handler call, as the handler saw it. */
 export interface Call {

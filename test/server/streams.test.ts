@@ -5,7 +5,7 @@ import { request as httpRequest } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { A2AErrors, type HandlerContext } from "protoc-gen-a2a-http/runtime";
+import { A2AErrors, type HandlerContext } from "a2a-http";
 import type { A2AServiceHandlers } from "../../gen/a2a_http.js";
 import { frameworks, start, type Running } from "./harness.js";
 import { parseSse, send } from "./recording.js";

@@ -7,7 +7,7 @@
 import type { CancelTaskRequest, CreateTaskPushNotificationConfigRequest, DeleteTaskPushNotificationConfigRequest, GetAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigRequest, SendMessageRequest, TaskSubscriptionRequest } from "./a2a-v0_3_pb.js";
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, CreateTaskPushNotificationConfigRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigRequestSchema, ListTaskPushNotificationConfigResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskSubscriptionRequestSchema } from "./a2a-v0_3_pb.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, RouteBinding } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

@@ -4,8 +4,8 @@
 // @generated from file a2a-v0_3.proto (package a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "protoc-gen-a2a-http/runtime";
-import { registerFastifyService } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, ServerOptions } from "a2a-http";
+import { registerFastifyService } from "a2a-http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";

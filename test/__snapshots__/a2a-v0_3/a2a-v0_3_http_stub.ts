@@ -6,7 +6,7 @@
 
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import type { CancelTaskRequest, CreateTaskPushNotificationConfigRequest, DeleteTaskPushNotificationConfigRequest, GetAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigRequest, SendMessageRequest, TaskSubscriptionRequest } from "./a2a-v0_3_pb.js";
-import { Code, RpcError } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError } from "a2a-http";
 
 /**
  * a2a.v1.A2AService with every method answering UNIMPLEMENTED (501):

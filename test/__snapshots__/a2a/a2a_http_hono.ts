@@ -4,8 +4,8 @@
 // @generated from file a2a.proto (package lf.a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "protoc-gen-a2a-http/runtime";
-import { createFetchHandler } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, ServerOptions } from "a2a-http";
+import { createFetchHandler } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a_http.js";
 import { A2AServiceRoutes } from "./a2a_http.js";
 import type { Context } from "hono";

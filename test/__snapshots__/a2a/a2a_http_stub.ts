@@ -6,7 +6,7 @@
 
 import type { A2AServiceHandlers } from "./a2a_http.js";
 import type { CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig } from "./a2a_pb.js";
-import { Code, RpcError } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError } from "a2a-http";
 
 /**
  * lf.a2a.v1.A2AService with every method answering UNIMPLEMENTED (501):

@@ -8,7 +8,7 @@ import type { AnythingRequest, LookupRequest, ObjectRequest } from "./edge_pb.js
 import { AnythingRequestSchema, EchoSchema, HTTPEdgeService, LookupRequestSchema, ObjectRequestSchema } from "./edge_pb.js";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, RouteBinding } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

@@ -4,8 +4,8 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "protoc-gen-a2a-http/runtime";
-import { createFetchHandler } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, ServerOptions } from "a2a-http";
+import { createFetchHandler } from "a2a-http";
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
 import type { Context } from "hono";

@@ -6,7 +6,7 @@
 
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import type { Empty } from "@bufbuild/protobuf/wkt";
-import { Code, RpcError } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError } from "a2a-http";
 import type { AnythingRequest, LookupRequest, ObjectRequest } from "./edge_pb.js";
 
 /**

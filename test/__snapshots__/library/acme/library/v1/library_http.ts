@@ -7,7 +7,7 @@
 import type { CheckoutBookRequest, CreateBookRequest, DeleteBookRequest, GetBookRequest, GetFileRequest, GetShelfRequest, ListBooksRequest, MoveBookRequest, RenameShelfRequest, UpdateBookRequest, WatchShelfRequest } from "./library_pb.js";
 import { BookSchema, CheckoutBookRequestSchema, CreateBookRequestSchema, DeleteBookRequestSchema, FileSchema, GetBookRequestSchema, GetFileRequestSchema, GetShelfRequestSchema, LibraryService, ListBooksRequestSchema, ListBooksResponseSchema, MoveBookRequestSchema, RenameShelfRequestSchema, ShelfEventSchema, ShelfSchema, UpdateBookRequestSchema, WatchShelfRequestSchema } from "./library_pb.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, RouteBinding } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

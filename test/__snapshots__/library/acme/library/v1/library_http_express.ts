@@ -4,8 +4,8 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "protoc-gen-a2a-http/runtime";
-import { createNodeHandler, nodeMiddleware } from "protoc-gen-a2a-http/runtime";
+import type { HandlerContext, ServerOptions } from "a2a-http";
+import { createNodeHandler, nodeMiddleware } from "a2a-http";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
 import type { Request } from "express";

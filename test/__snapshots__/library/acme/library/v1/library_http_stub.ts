@@ -6,7 +6,7 @@
 
 import type { LibraryServiceHandlers } from "./library_http.js";
 import type { CheckoutBookRequest, CreateBookRequest, DeleteBookRequest, GetBookRequest, GetFileRequest, GetShelfRequest, ListBooksRequest, MoveBookRequest, RenameShelfRequest, UpdateBookRequest, WatchShelfRequest } from "./library_pb.js";
-import { Code, RpcError } from "protoc-gen-a2a-http/runtime";
+import { Code, RpcError } from "a2a-http";
 
 /**
  * acme.library.v1.LibraryService with every method answering UNIMPLEMENTED (501):

@@ -1,5 +1,5 @@
-export { parsePathTemplate, PathTemplateError } from "../httprule/path-template.js";
-export type { PathTemplate, TemplateSegment, TemplateVariable } from "../httprule/path-template.js";
+export { parsePathTemplate, PathTemplateError } from "./path-template.js";
+export type { PathTemplate, TemplateSegment, TemplateVariable } from "./path-template.js";
 export { createRouter } from "./router.js";
 export type { Router, RouterBinding, RouteMatch, MethodNotAllowed } from "./router.js";
 export {

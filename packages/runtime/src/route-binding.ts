@@ -1,5 +1,5 @@
 import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
-import type { PathTemplate } from "../httprule/path-template.js";
+import type { PathTemplate } from "./path-template.js";
 
 /**
  * One HTTP binding of an rpc, as the generated `<Service>Routes` tables list

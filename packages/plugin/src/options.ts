@@ -14,7 +14,7 @@ export interface PluginOptions {
    * file; `comment` only lists them; `error` fails generation.
    */
   readonly conflicts: "warn" | "comment" | "error";
-  /** `runtime_import=<module>`: where generated code imports the runtime from. Default `protoc-gen-a2a-http/runtime`. */
+  /** `runtime_import=<module>`: where generated code imports the runtime from. Default `a2a-http`. */
   readonly runtimeImport: string;
 }
 
@@ -44,10 +44,10 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let client = true;
   let stub = true;
   let conflicts: PluginOptions["conflicts"] = "warn";
-  let runtimeImport = "protoc-gen-a2a-http/runtime";
+  let runtimeImport = "a2a-http";
   for (const { key, value } of raw) {
     if (key === "runtime_import") {
-      if (value === "") throw new PluginOptionError(`option "runtime_import" needs a module name, e.g. runtime_import=protoc-gen-a2a-http/runtime`);
+      if (value === "") throw new PluginOptionError(`option "runtime_import" needs a module name, e.g. runtime_import=a2a-http`);
       runtimeImport = value;
       continue;
     }

@@ -1,7 +1,7 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { readBindings, ruleError, type HttpBinding } from "./bindings.js";
 import { findConflicts, type TemplateConflict } from "./conflicts.js";
-import { templateShape } from "./path-template.js";
+import { templateShape } from "a2a-http/routing";
 
 /** The HTTP surface of one service: its bindings in proto order, and where they overlap. */
 export interface ServiceRoutes {

@@ -1,5 +1,5 @@
-import { createRouter } from "../runtime/router.js";
-import type { PathTemplate, TemplateSegment } from "./path-template.js";
+import { createRouter } from "a2a-http/routing";
+import type { PathTemplate, TemplateSegment } from "a2a-http/routing";
 
 /** Two bindings with the same method that can both match one path. */
 export interface TemplateConflict {

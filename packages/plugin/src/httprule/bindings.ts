@@ -1,7 +1,7 @@
 import { ScalarType, getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { http } from "../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../gen/google/api/http_pb.js";
-import { parsePathTemplate, PathTemplateError, templateShape, type PathTemplate } from "./path-template.js";
+import { parsePathTemplate, PathTemplateError, templateShape, type PathTemplate } from "a2a-http/routing";
 
 /** One HTTP binding of an rpc, resolved against its messages. */
 export interface HttpBinding {

@@ -12,6 +12,7 @@ import { lowerFirstWord } from "../emit/names.js";
 import { serverFrameworks, type ServerFramework } from "../options.js";
 import { protoplugin } from "../protoplugin.js";
 import { version } from "../version.js";
+import { scaffoldVersions } from "./versions.js";
 
 export interface ScaffoldOptions {
   /** The directory of the new project; created if missing. */
@@ -37,33 +38,10 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const templateDir = join(packageRoot, "templates", "scaffold");
 const require = createRequire(import.meta.url);
 
-/** The versions a scaffolded project pins: the ones this package is built and tested with. */
-function pinnedVersions(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as {
-    dependencies: Record<string, string>;
-    devDependencies?: Record<string, string>;
-  };
-  const all = { ...pkg.devDependencies, ...pkg.dependencies };
-  const pick = (name: string, fallback: string) => all[name] ?? fallback;
-  return {
-    protobuf: pick("@bufbuild/protobuf", "2.13.0"),
-    protocGenEs: pick("@bufbuild/protoc-gen-es", "2.13.0"),
-    buf: pick("@bufbuild/buf", "1.75.0"),
-    express: pick("express", "5.3.0"),
-    typesExpress: pick("@types/express", "5.0.4"),
-    fastify: pick("fastify", "5.12.8"),
-    hono: pick("hono", "4.13.19"),
-    honoNodeServer: pick("@hono/node-server", "2.1.9"),
-    typesNode: pick("@types/node", "20.19.43"),
-    tsx: pick("tsx", "4.23.15"),
-    typescript: pick("typescript", "5.9.3"),
-  };
-}
-
 /** Where the A2A proto comes from when the caller names none. */
 export function defaultProto(): string | undefined {
-  const staged = join(packageRoot, "vendor", "proto", "a2a.proto");
-  return existsSync(staged) ? staged : undefined;
+  const shipped = join(packageRoot, "a2a", "a2a.proto");
+  return existsSync(shipped) ? shipped : undefined;
 }
 
 /**
@@ -96,7 +74,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
     methods: service.methods,
     pluginSpec: options.pluginSpec ?? `^${version}`,
     port: options.port ?? 3000,
-    versions: pinnedVersions(),
+    versions: scaffoldVersions,
   };
 
   const files = new Map<string, string>([
@@ -193,11 +171,9 @@ function compile(protoPath: string): Buffer {
   }
 }
 
-const googleApiProtos = ["annotations.proto", "http.proto", "field_behavior.proto", "client.proto", "launch_stage.proto"];
-
-function googleApiDir(): string {
-  return join(dirname(require.resolve("google-proto-files/package.json")), "google", "api");
-}
+/** The google/api protos that this package ships in proto/ (staged at build time). */
+const googleApiDir = () => join(packageRoot, "proto", "google", "api");
+const googleApiProtos = ["annotations.proto", "http.proto", "field_behavior.proto", "client.proto", "launch_stage.proto", "resource.proto"];
 
 function firstSentence(comment: string): string {
   const text = comment.replace(/\s+/g, " ").trim();

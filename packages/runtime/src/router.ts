@@ -1,4 +1,4 @@
-import { parsePathTemplate, templateShape, type PathTemplate } from "../httprule/path-template.js";
+import { parsePathTemplate, templateShape, type PathTemplate } from "./path-template.js";
 import { Code, RpcError } from "./errors.js";
 
 /** What {@link createRouter} needs of a binding. */

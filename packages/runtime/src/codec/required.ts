@@ -3,7 +3,7 @@ import { getOption, ScalarType, type DescField, type DescMessage, type Message }
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
-import { field_behavior, FieldBehavior } from "../../gen/google/api/field_behavior_pb.js";
+import { field_behavior, FieldBehavior } from "../gen/google/api/field_behavior_pb.js";
 
 interface RequiredPlan {
   /** Fields marked REQUIRED. */

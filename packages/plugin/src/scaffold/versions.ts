@@ -1,0 +1,17 @@
+/**
+ * The versions a scaffolded project pins: the ones this repository builds and
+ * tests with (test/scaffold checks that they match its package.json).
+ */
+export const scaffoldVersions = {
+  protobuf: "2.13.0",
+  protocGenEs: "2.13.0",
+  buf: "1.75.0",
+  express: "5.3.0",
+  typesExpress: "5.0.4",
+  fastify: "5.12.8",
+  hono: "4.13.19",
+  honoNodeServer: "2.1.9",
+  typesNode: "20.19.43",
+  tsx: "4.23.15",
+  typescript: "5.9.3",
+} as const;
