@@ -14,6 +14,7 @@ import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
+import { fastifyFrameworkErrors } from "a2a-http";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceExpress } from "../gen/a2a_http_express.js";
 import { a2aServiceFastify } from "../gen/a2a_http_fastify.js";
@@ -64,7 +65,8 @@ export async function startExampleAgent(options: {
       };
     }
     case "fastify": {
-      const app = Fastify();
+      // Without frameworkErrors, Fastify answers a malformed URL with its own body.
+      const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
       app.get(cardPath, async () => card());
       await app.register(a2aServiceFastify, { handlers });
       await app.listen({ port: options.port, host });
@@ -91,15 +93,36 @@ export async function startExampleAgent(options: {
   }
 }
 
+const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--host 127.0.0.1] [--tenant name]
+
+Serves the example agent over A2A's HTTP+JSON binding, and its card at ${cardPath}.
+
+  --framework  the server framework (default express)
+  --port       the port (default 41241; 0 picks a free one)
+  --host       the address to listen on (default 127.0.0.1)
+  --tenant     the tenant the card's interface carries: A2A clients then call
+               /<tenant>/tasks/...; the routes without a tenant still work`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      framework: { type: "string", default: "express" },
-      port: { type: "string", default: "41241" },
-      host: { type: "string", default: "127.0.0.1" },
-      tenant: { type: "string" },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        framework: { type: "string", default: "express" },
+        port: { type: "string", default: "41241" },
+        host: { type: "string", default: "127.0.0.1" },
+        tenant: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
   const framework = values.framework as Framework;
   if (!["express", "fastify", "hono"].includes(framework)) {
     console.error(`unknown --framework "${values.framework}"; choose express, fastify or hono`);

@@ -93,9 +93,19 @@ describe("body \"*\"", () => {
     expect(violations(e2)).toEqual(["destinationShelf"]);
   });
 
-  it("an unknown enum name is ignored like an unknown field", () => {
-    const m = decodeRequest(a2a("sendMessage"), { variables: {}, query: "", body: { message: { role: "ROLE_NOPE" } } }) as SendMessageRequest;
-    expect(m.message?.role).toBe(Role.UNSPECIFIED);
+  it("an unknown enum name is an invalid enum value, not a silently unset field", () => {
+    const send = (body: unknown) => decodeRequest(a2a("sendMessage"), { variables: {}, query: "", body }) as SendMessageRequest;
+    for (const body of [{ message: { role: "ROLE_NOPE" } }, { message: { role: "ROLE_NOPE" }, extra: 1 }]) {
+      const e = invalid(() => send(body));
+      expect(e.message).toBe('invalid enum value "ROLE_NOPE" for field "message.role": lf.a2a.v1.Role takes ROLE_UNSPECIFIED, ROLE_USER, ROLE_AGENT');
+      expect(violations(e)).toEqual(["message.role"]);
+    }
+    // under a body: "field" binding, with an unknown field beside it
+    const e = invalid(() => decode("createBook", { parent: "shelves/1" }, "", { title: "t", genre: "GENRE_NOPE", unknown: 1 }));
+    expect(violations(e)).toEqual(["book.genre"]);
+    // unknown fields alone are still ignored, and enum numbers are still read
+    expect(send({ message: { role: "ROLE_USER", unknown: { deep: [1] } } }).message?.role).toBe(Role.USER);
+    expect(send({ message: { role: 2 } }).message?.role).toBe(Role.AGENT);
   });
 
   it("A2A :cancel accepts an empty body, null or {}", () => {

@@ -128,13 +128,27 @@ describe("plugin options", () => {
     ["server=koa", 'option "server=koa" is not valid; server takes one of express, fastify, hono, none'],
     ["client=yes", 'option "client=yes" is not valid; client takes one of true, false'],
     ["stub=", 'option "stub=" is not valid; stub takes one of true, false'],
-    ["conflicts=ignore", 'option "conflicts=ignore" is not valid; conflicts takes one of warn, comment, error'],
+    ["conflicts=ignore", 'option "conflicts=ignore" is not valid; conflicts takes one of comment, warn, error'],
     ["runtime_import=", 'option "runtime_import" needs a module name, e.g. runtime_import=a2a-http'],
   ])("malformed value %s", (option, reason) => {
     expect(thrown(() => a2a(`target=ts,${option}`))).toBe(`invalid option "${option}": ${reason}`);
   });
-  test("a malformed protoplugin option is protoplugin's error", () => {
-    expect(thrown(() => a2a("target=rust"))).toBe('invalid option "target=rust"');
+  test.each([
+    ["target=python", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts"],
+    ["target=ts+rust", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts"],
+    ["import_extension=mjs", "import_extension takes one of js, ts, none"],
+    ["js_import_style=amd", "js_import_style takes one of module, legacy_commonjs"],
+    ["keep_empty_files=maybe", "keep_empty_files takes one of true, false"],
+  ])("a malformed protoplugin option %s lists the valid values", (option, reason) => {
+    expect(thrown(() => a2a(option))).toBe(`invalid option "${option}": ${reason}`);
+  });
+  test("protoplugin's option spellings stay valid (dts+js, .js, 1)", () => {
+    expect(a2a("target=dts+js,import_extension=.js,keep_empty_files=1,conflicts=comment").error ?? "").toBe("");
+  });
+  test("relative imports end in .js unless import_extension says otherwise (NodeNext needs it)", () => {
+    const content = (parameter: string) => a2a(parameter).file.find((f) => f.name === "a2a_http.ts")!.content;
+    expect(content("target=ts")).toContain('from "./a2a_pb.js"');
+    expect(content("target=ts,import_extension=none")).toContain('from "./a2a_pb"');
   });
   test("valid options are accepted", () => {
     const res = a2a(
@@ -163,8 +177,15 @@ describe("the conflict report", () => {
     "GET /tasks/{task_id=*}/pushNotificationConfigs/{id=*} (GetTaskPushNotificationConfig) and GET /{tenant}/tasks/{task_id=*}/pushNotificationConfigs (ListTaskPushNotificationConfigs) both match /tasks/tasks/pushNotificationConfigs/pushNotificationConfigs; the first, GetTaskPushNotificationConfig, wins",
   ];
 
-  test("names the overlapping pairs of a2a.proto on stderr (conflicts=warn, the default)", () => {
-    runPlugin(request("valid", ["a2a.proto"], "target=ts,profile=a2a"));
+  test("is quiet by default: a2a.proto's known overlaps are documented, not printed on every run", () => {
+    const res = runPlugin(request("valid", ["a2a.proto"], "target=ts,profile=a2a"));
+    expect(warnings).toEqual([]);
+    const content = res.file.find((f) => f.name === "a2a_http.ts")!.content;
+    for (const p of a2aPairs) expect(content).toContain(` * - ${p}\n`);
+  });
+
+  test("names the overlapping pairs of a2a.proto on stderr with conflicts=warn", () => {
+    runPlugin(request("valid", ["a2a.proto"], "target=ts,profile=a2a,conflicts=warn"));
     expect(warnings).toEqual(
       a2aPairs.map((p) => `protoc-gen-a2a-http: warning: a2a.proto: lf.a2a.v1.A2AService: ${p}`),
     );

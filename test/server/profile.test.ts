@@ -71,6 +71,15 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
     const res = await send(s.url + "/tasks/t1", { headers: v });
     expect(res.status).toBe(501);
     expect((res.json as StatusJson).error.message).toContain("lf.a2a.v1.A2AService.GetTask");
+    // A2A clients map the ErrorInfo reason; 501 alone would be a generic error to them.
+    expect((res.json as StatusJson).error.details).toEqual([
+      {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: "UNSUPPORTED_OPERATION",
+        domain: "a2a-protocol.org",
+        metadata: { method: "lf.a2a.v1.A2AService.GetTask" },
+      },
+    ]);
     const st = await send(s.url + "/message:stream", { method: "POST", headers: j, body: JSON.stringify({ message }) });
     expect(st.status).toBe(501);
     expect((st.json as StatusJson).error.message).toContain("SendStreamingMessage");

@@ -9,9 +9,10 @@ export interface PluginOptions {
   /** `stub=true|false`: emit the UNIMPLEMENTED handler stub. Default true. */
   readonly stub: boolean;
   /**
-   * `conflicts=warn|comment|error`: what to do with templates that overlap.
-   * `warn` (the default) prints them to stderr and lists them in the route
-   * file; `comment` only lists them; `error` fails generation.
+   * `conflicts=comment|warn|error`: what to do with templates that overlap
+   * (a2a.proto has four such pairs by design). `comment` (the default) lists
+   * them in the route file's doc comment; `warn` also prints them to stderr
+   * on every run; `error` fails generation.
    */
   readonly conflicts: "warn" | "comment" | "error";
   /** `runtime_import=<module>`: where generated code imports the runtime from. Default `a2a-http`. */
@@ -27,7 +28,7 @@ const choices = {
   server: ["express", "fastify", "hono", "none"],
   client: ["true", "false"],
   stub: ["true", "false"],
-  conflicts: ["warn", "comment", "error"],
+  conflicts: ["comment", "warn", "error"],
 } as const;
 
 const optionNames = [...Object.keys(choices), "runtime_import"];
@@ -43,7 +44,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let servers: ServerFramework[] | undefined;
   let client = true;
   let stub = true;
-  let conflicts: PluginOptions["conflicts"] = "warn";
+  let conflicts: PluginOptions["conflicts"] = "comment";
   let runtimeImport = "a2a-http";
   for (const { key, value } of raw) {
     if (key === "runtime_import") {

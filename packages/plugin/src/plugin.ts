@@ -1,3 +1,4 @@
+import type { Plugin } from "@bufbuild/protoplugin";
 import { emitClientFile } from "./emit/client.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
@@ -6,16 +7,18 @@ import { describeConflict, readServiceRoutes } from "./httprule/service.js";
 import { HttpRuleError } from "./httprule/bindings.js";
 import { parseOptions, type PluginOptions } from "./options.js";
 import { protoplugin } from "./protoplugin.js";
+import { withStandardDefaults } from "./standard-options.js";
+import { transpile } from "./transpile.js";
 import { version } from "./version.js";
 
 /** Where conflict warnings go; tests replace it. */
 export const diagnostics = { warn: (line: string) => void process.stderr.write(line + "\n") };
 
-/** The protoc-gen-a2a-http plugin. */
-export const plugin = protoplugin.createEcmaScriptPlugin<PluginOptions>({
+const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
   name: "protoc-gen-a2a-http",
   version: `v${version}`,
   parseOptions,
+  transpile,
   generateTs(schema) {
     for (const file of schema.files) {
       const services = file.services.map(readServiceRoutes).filter((s) => s.bindings.length > 0);
@@ -34,3 +37,10 @@ export const plugin = protoplugin.createEcmaScriptPlugin<PluginOptions>({
     }
   },
 });
+
+/** The protoc-gen-a2a-http plugin. */
+export const plugin: Plugin = {
+  name: generator.name,
+  version: generator.version,
+  run: (request) => generator.run({ ...request, parameter: withStandardDefaults(request.parameter) }),
+};

@@ -84,6 +84,12 @@ export const A2AErrors = {
   /** 400 FAILED_PRECONDITION: e.g. subscribing to a task in a terminal state. */
   unsupportedOperation: (message = "operation not supported", metadata: Record<string, string> = {}) =>
     a2aError("UNSUPPORTED_OPERATION", message, metadata),
+  /**
+   * 501 UNIMPLEMENTED with reason UNSUPPORTED_OPERATION: a method the agent
+   * has not written yet (what generated stubs answer), named in the metadata.
+   */
+  notImplemented: (method: string, message = `${method} is not implemented yet`) =>
+    new RpcError(Code.UNIMPLEMENTED, message, [errorInfo("UNSUPPORTED_OPERATION", A2A_DOMAIN, { method })]),
   /** 400 INVALID_ARGUMENT: a media type the agent does not take. */
   contentTypeNotSupported: (contentType: string, message = `content type not supported: ${contentType}`) =>
     a2aError("CONTENT_TYPE_NOT_SUPPORTED", message, { contentType }),

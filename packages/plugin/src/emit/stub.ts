@@ -1,5 +1,5 @@
 import type { DescFile } from "@bufbuild/protobuf";
-import type { Schema } from "@bufbuild/protoplugin";
+import type { Printable, Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { createDescImports } from "./imports.js";
@@ -7,15 +7,18 @@ import { lowerFirstWord } from "./names.js";
 
 /**
  * `<file>_http_stub.ts`: for each service, `<service>Stub`, a handlers object
- * whose every method throws UNIMPLEMENTED (HTTP 501) naming the rpc. Users
- * copy it to start a server.
+ * whose every method throws UNIMPLEMENTED (HTTP 501) naming the rpc (with an
+ * A2A ErrorInfo under profile=a2a). Users copy it to start a server.
  */
 export function emitStubFile(schema: Schema<PluginOptions>, file: DescFile, services: readonly ServiceRoutes[]): void {
   const f = schema.generateFile(file.name + "_http_stub.ts");
   f.preamble(file);
   const runtime = schema.options.runtimeImport;
-  const RpcError = f.import("RpcError", runtime);
-  const Code = f.import("Code", runtime);
+  // Under the A2A profile the answer carries an ErrorInfo (UNSUPPORTED_OPERATION), which A2A clients map.
+  const a2a = schema.options.profile === "a2a";
+  const unimplemented = a2a
+    ? (method: string, message: Printable) => [f.import("A2AErrors", runtime), ".notImplemented(", f.string(method), ", ", message, ")"]
+    : (_method: string, message: Printable) => ["new ", f.import("RpcError", runtime), "(", f.import("Code", runtime), ".UNIMPLEMENTED, ", message, ")"];
   const imports = createDescImports(f);
   for (const { service, rpcs } of services) {
     const Handlers = f.import(service.name + "Handlers", `./${file.name}_http.js`, true);
@@ -28,7 +31,8 @@ export function emitStubFile(schema: Schema<PluginOptions>, file: DescFile, serv
       const Req = imports.shape(rpc.input);
       f.print(f.jsDoc(rpc, "  "));
       f.print("  ", rpc.localName, "(_request: ", Req, "): never {");
-      f.print("    throw new ", RpcError, "(", Code, ".UNIMPLEMENTED, ", f.string(`rpc ${service.typeName}.${rpc.name} is not implemented`), ");");
+      const method = `${service.typeName}.${rpc.name}`;
+      f.print("    throw ", unimplemented(method, f.string(`rpc ${method} is not implemented`)), ";");
       f.print("  },");
     }
     f.print("};");

@@ -1,13 +1,35 @@
 import { parseArgs } from "node:util";
 import { serverFrameworks, type ServerFramework } from "../options.js";
-import { defaultProto, scaffold, ScaffoldError } from "./scaffold.js";
+import { version } from "../version.js";
+import type { PackageSpecs } from "./package-source.js";
+import { defaultPort, defaultProto, scaffold, ScaffoldError } from "./scaffold.js";
 
-const usage = `usage: protoc-gen-a2a-http scaffold <dir> [--framework express|fastify|hono] [--proto a2a.proto] [--service Name] [--port 3000] [--force]
+function describe(p: PackageSpecs): string {
+  if (p.source === "registry") return `the registry (${p.runtime})`;
+  return `${p.source === "tarballs" ? "the tarballs" : "the checkout's folders"} ${p.runtime.slice(5)} and ${p.plugin.slice(5)}`;
+}
+
+const usage = `usage: protoc-gen-a2a-http scaffold <dir> [--framework express|fastify|hono] [--proto a2a.proto]
+                                 [--service Name] [--port ${defaultPort}] [--from <folder>] [--force]
 
 Writes a new A2A agent server project into <dir>: package.json, buf.yaml and
-buf.gen.yaml using this plugin, the proto, src/handlers.ts with every method
-answering UNIMPLEMENTED, src/server.ts and a README. Existing files are kept
-unless --force is given.`;
+buf.gen.yaml using this plugin, the proto (a2a.proto unless --proto) with the
+google/api protos it imports, src/handlers.ts with every method answering
+UNIMPLEMENTED, src/server.ts and a README. Existing files are kept unless
+--force is given.
+
+  --framework  the server framework (default express)
+  --proto      the proto with the service (default: the a2a.proto this package ships)
+  --service    which service, when the proto has several with HTTP rules
+  --port       the port the server listens on when PORT is not set (default ${defaultPort})
+  --from       a folder with the packed a2a-http-${version}.tgz and protoc-gen-a2a-http-${version}.tgz
+               for the new project to install
+
+The new project depends on a2a-http (the runtime) and protoc-gen-a2a-http
+(dev). Without --from it takes them from where this package was installed
+from: the same tarballs when installed from tarballs (npm install or npx of
+the .tgz files, for versions not published), the workspace folders when run
+from a checkout of the repository, else the registry range ^${version}.`;
 
 /** Runs `protoc-gen-a2a-http scaffold ...`; returns the process exit code. */
 export function runScaffoldCli(args: string[]): number {
@@ -21,7 +43,7 @@ export function runScaffoldCli(args: string[]): number {
         proto: { type: "string" },
         service: { type: "string" },
         port: { type: "string" },
-        "plugin-spec": { type: "string" },
+        from: { type: "string" },
         force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -51,20 +73,21 @@ export function runScaffoldCli(args: string[]): number {
   }
   const proto = values.proto ?? defaultProto();
   if (!proto) {
-    process.stderr.write("protoc-gen-a2a-http scaffold: pass --proto path/to/a2a.proto\n");
+    process.stderr.write("protoc-gen-a2a-http scaffold: this install has no a2a.proto; pass --proto path/to/a2a.proto\n");
     return 2;
   }
   try {
-    const written = scaffold({
+    const { files: written, packages } = scaffold({
       dir: positionals[0]!,
       framework,
       proto,
       service: values.service,
       force: values.force,
-      pluginSpec: values["plugin-spec"],
+      from: values.from,
       port,
     });
     process.stdout.write(`wrote ${written.length} files into ${positionals[0]}:\n${written.map((f) => "  " + f).join("\n")}\n`);
+    process.stdout.write(`a2a-http and protoc-gen-a2a-http come from ${describe(packages)}\n`);
     process.stdout.write(`next: cd ${positionals[0]} && npm install && npm start\n`);
     return 0;
   } catch (e) {

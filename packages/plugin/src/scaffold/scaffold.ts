@@ -11,8 +11,11 @@ import { readServiceRoutes } from "../httprule/service.js";
 import { lowerFirstWord } from "../emit/names.js";
 import { serverFrameworks, type ServerFramework } from "../options.js";
 import { protoplugin } from "../protoplugin.js";
-import { version } from "../version.js";
+import { ScaffoldError } from "./error.js";
+import { packageSpecs, type PackageSpecs } from "./package-source.js";
 import { scaffoldVersions } from "./versions.js";
+
+export { ScaffoldError };
 
 export interface ScaffoldOptions {
   /** The directory of the new project; created if missing. */
@@ -24,15 +27,16 @@ export interface ScaffoldOptions {
   readonly service?: string | undefined;
   /** Overwrite files that exist. */
   readonly force?: boolean | undefined;
-  /** The dependency spec of protoc-gen-a2a-http in the new package.json. */
-  readonly pluginSpec?: string | undefined;
+  /**
+   * A folder with the packed tarballs of a2a-http and protoc-gen-a2a-http that
+   * the new project installs; by default they come from where this package
+   * was installed from (see {@link packageSpecs}).
+   */
+  readonly from?: string | undefined;
+  /** The default PORT of the server; 41241 unless given. */
   readonly port?: number | undefined;
 }
 
-/** A problem with the request to scaffold: reported as a message, never a stack. */
-export class ScaffoldError extends Error {
-  override name = "ScaffoldError";
-}
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const templateDir = join(packageRoot, "templates", "scaffold");
@@ -48,10 +52,9 @@ export function defaultProto(): string | undefined {
  * Writes a new agent server project into `options.dir`: package.json, buf.yaml,
  * buf.gen.yaml using this plugin, the proto, a handlers file with every method
  * answering UNIMPLEMENTED, the server entry point and a README. Refuses to
- * overwrite anything unless `force` is set. Returns the files written,
- * relative to the directory.
+ * overwrite anything unless `force` is set.
  */
-export function scaffold(options: ScaffoldOptions): string[] {
+export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   if (!serverFrameworks.includes(options.framework)) {
     throw new ScaffoldError(`unknown framework "${options.framework}"; choose one of ${serverFrameworks.join(", ")}`);
   }
@@ -60,6 +63,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
   const dir = resolve(options.dir);
   const protoFile = basename(protoPath);
   const service = describeService(protoPath, options.service);
+  const packages = packageSpecs(packageRoot, options.from);
   const packageName = basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "") || "a2a-agent";
 
   const context = {
@@ -72,8 +76,8 @@ export function scaffold(options: ScaffoldOptions): string[] {
     serviceTypeName: service.typeName,
     fnPrefix: lowerFirstWord(service.name),
     methods: service.methods,
-    pluginSpec: options.pluginSpec ?? `^${version}`,
-    port: options.port ?? 3000,
+    packages,
+    port: options.port ?? defaultPort,
     versions: scaffoldVersions,
   };
 
@@ -86,6 +90,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
     ["README.md", render("README.md.hbs", context)],
     ["src/handlers.ts", render("handlers.ts.hbs", context)],
     ["src/server.ts", render("server.ts.hbs", context)],
+    ["scripts/generate-if-needed.mjs", render("generate-if-needed.mjs.hbs", context)],
   ]);
   const copies = new Map<string, string>([[`proto/${protoFile}`, protoPath]]);
   for (const name of googleApiProtos) {
@@ -107,8 +112,18 @@ export function scaffold(options: ScaffoldOptions): string[] {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     copyFileSync(from, join(dir, name));
   }
-  return targets;
+  return { files: targets, packages };
 }
+
+export interface ScaffoldResult {
+  /** The files written, relative to the project directory. */
+  readonly files: string[];
+  /** Where the project's package.json takes a2a-http and protoc-gen-a2a-http from. */
+  readonly packages: PackageSpecs;
+}
+
+/** The port a scaffolded agent listens on without PORT (the A2A samples' port). */
+export const defaultPort = 41241;
 
 interface ServiceInfo {
   readonly name: string;

@@ -2,7 +2,6 @@
 // JSON body in, a protobuf-es message out; a message in, its JSON out.
 import {
   create,
-  fromJson,
   toJson,
   type DescField,
   type DescMessage,
@@ -13,7 +12,7 @@ import {
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
-import { jsonError } from "./json.js";
+import { messageFromJson } from "./json.js";
 import { fieldByName, quote } from "./names.js";
 import { fieldConverter, messageConverter, ValueError, type Converter, type FieldValue } from "./values.js";
 import { fillRequiredDefaults } from "./required.js";
@@ -221,8 +220,8 @@ function decodeComponent(raw: string, what: string): string {
   }
 }
 
-function invalidParam(name: string, value: string, why: string): RpcError {
-  return new RpcError(Code.INVALID_ARGUMENT, `invalid value ${quote(value)} for query parameter "${name}": ${why}`, [
+function invalidParam(name: string, value: string, why: string, what = "value"): RpcError {
+  return new RpcError(Code.INVALID_ARGUMENT, `invalid ${what} ${quote(value)} for query parameter "${name}": ${why}`, [
     badRequest([{ field: name, description: why }]),
   ]);
 }
@@ -231,7 +230,7 @@ function convertParam(t: QueryTarget, name: string, value: string): FieldValue {
   try {
     return t.convert(value);
   } catch (e) {
-    if (e instanceof ValueError) throw invalidParam(name, value, e.message);
+    if (e instanceof ValueError) throw invalidParam(name, value, e.message, e.what);
     throw e;
   }
 }
@@ -302,7 +301,7 @@ function applyPath(plan: RoutePlan, root: Message, variables: Readonly<Record<st
       value = p.convert(text);
     } catch (e) {
       if (!(e instanceof ValueError)) throw e;
-      throw new RpcError(Code.INVALID_ARGUMENT, `invalid value ${quote(text)} for path variable "${p.name}": ${e.message}`, [
+      throw new RpcError(Code.INVALID_ARGUMENT, `invalid ${e.what} ${quote(text)} for path variable "${p.name}": ${e.message}`, [
         badRequest([{ field: p.name, description: e.message }]),
       ]);
     }
@@ -311,7 +310,6 @@ function applyPath(plan: RoutePlan, root: Message, variables: Readonly<Record<st
 }
 
 function decodeBody(plan: RoutePlan, body: unknown, registry: Registry | undefined): Message {
-  const opts = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
   if (plan.bodyField === undefined) {
     // body "*": the JSON is the request; empty or null is an empty message.
     if (body === undefined || body === null) return create(plan.input);
@@ -321,20 +319,11 @@ function decodeBody(plan: RoutePlan, body: unknown, registry: Registry | undefin
         badRequest([{ field: "", description: `expected a JSON object, got ${got}` }]),
       ]);
     }
-    try {
-      return fromJson(plan.input, body as JsonValue, opts);
-    } catch (e) {
-      throw jsonError(plan.input, body, e, registry);
-    }
+    return messageFromJson(plan.input, body as JsonValue, registry);
   }
   // body "field": the JSON is that field's value (message, scalar or list).
   if (body === undefined) return create(plan.input);
-  const wrapped = { [plan.bodyField.jsonName]: body } as JsonValue;
-  try {
-    return fromJson(plan.input, wrapped, opts);
-  } catch (e) {
-    throw jsonError(plan.input, wrapped, e, registry);
-  }
+  return messageFromJson(plan.input, { [plan.bodyField.jsonName]: body } as JsonValue, registry);
 }
 
 /**

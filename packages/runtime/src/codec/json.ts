@@ -1,8 +1,9 @@
 // JSON bodies: parsing, forbidden keys, and pointing at the field a ProtoJSON error is about.
-import { fromJson, type DescMessage, type JsonValue, type Registry } from "@bufbuild/protobuf";
+import { fromJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { isFieldError } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
 import { fieldByName } from "./names.js";
+import { enumValueList } from "./values.js";
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor"]);
 
@@ -157,4 +158,97 @@ export function jsonError(desc: DescMessage, json: unknown, e: unknown, registry
   return new RpcError(Code.INVALID_ARGUMENT, `invalid value for ${subject}: ${where.description}`, [
     badRequest([{ field: where.path, description: where.description }]),
   ]);
+}
+
+/**
+ * Reads a message from its ProtoJSON, ignoring unknown fields but not
+ * unknown enum names. With `ignoreUnknownFields`, protobuf-es (like
+ * protobuf's own JSON parsers) reads an enum name it does not know as
+ * unset, so `"role": "ROLE_BOGUS"` would be lost silently, or reported as a
+ * missing REQUIRED field. The strict parse runs first, so a request without
+ * unknown keys is parsed once; only when it fails is the lenient one run and
+ * the JSON searched for an enum name that it dropped.
+ */
+export function messageFromJson(desc: DescMessage, json: JsonValue, registry: Registry | undefined): Message {
+  try {
+    return fromJson(desc, json, registry ? { registry } : undefined);
+  } catch {
+    // an unknown key, an unknown enum name, or a real error: see below
+  }
+  let message: Message;
+  try {
+    message = fromJson(desc, json, registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true });
+  } catch (e) {
+    throw jsonError(desc, json, e, registry);
+  }
+  const bad = findUnknownEnumName(desc, json, "", 0);
+  if (bad) {
+    const description = enumValueList(bad.enum);
+    throw new RpcError(Code.INVALID_ARGUMENT, `invalid enum value ${JSON.stringify(bad.value)} for field "${bad.path}": ${description}`, [
+      badRequest([{ field: bad.path, description }]),
+    ]);
+  }
+  return message;
+}
+
+const enumNames = new WeakMap<DescEnum, Set<string>>();
+
+function isEnumName(e: DescEnum, value: string): boolean {
+  let names = enumNames.get(e);
+  if (!names) enumNames.set(e, (names = new Set(e.values.map((v) => v.name))));
+  return names.has(value);
+}
+
+interface UnknownEnumName {
+  readonly path: string;
+  readonly value: string;
+  readonly enum: DescEnum;
+}
+
+/** The first enum name in `json` (for `desc`) that the enum does not define, by JSON path. */
+function findUnknownEnumName(desc: DescMessage, json: unknown, prefix: string, depth: number): UnknownEnumName | undefined {
+  // fromJson has parsed this JSON already, so its nesting is within protobuf-es's limits.
+  if (!isPlainObject(json) || depth > MAX_LOCATE_DEPTH * 4 || desc.typeName.startsWith("google.protobuf.")) return undefined;
+  for (const key of Object.keys(json)) {
+    const f = fieldByName(desc, key);
+    const value = json[key];
+    if (f === undefined || value === null) continue;
+    const path = prefix === "" ? f.jsonName : `${prefix}.${f.jsonName}`;
+    const found = unknownIn(f, value, path, depth);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function unknownIn(f: DescField, value: unknown, path: string, depth: number): UnknownEnumName | undefined {
+  const check = (e: DescEnum, v: unknown, p: string) =>
+    typeof v === "string" && !isEnumName(e, v) ? { path: p, value: v, enum: e } : undefined;
+  switch (f.fieldKind) {
+    case "enum":
+      return check(f.enum, value, path);
+    case "message":
+      return findUnknownEnumName(f.message, value, path, depth + 1);
+    case "list":
+      if (!Array.isArray(value)) return undefined;
+      for (let i = 0; i < value.length; i++) {
+        const found =
+          f.listKind === "enum"
+            ? check(f.enum, value[i], `${path}[${i}]`)
+            : f.listKind === "message"
+              ? findUnknownEnumName(f.message, value[i], `${path}[${i}]`, depth + 1)
+              : undefined;
+        if (found) return found;
+      }
+      return undefined;
+    case "map":
+      if (!isPlainObject(value) || f.mapKind === "scalar") return undefined;
+      for (const k of Object.keys(value)) {
+        const p = `${path}[${JSON.stringify(k)}]`;
+        const found = f.mapKind === "enum" ? check(f.enum, value[k], p) : findUnknownEnumName(f.message, value[k], p, depth + 1);
+        if (found) return found;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
 }

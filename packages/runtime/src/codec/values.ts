@@ -17,7 +17,20 @@ import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 export type FieldValue = string | number | boolean | bigint | Uint8Array | Message;
 
 /** Thrown by a converter; the caller adds which parameter it was. */
-export class ValueError extends Error {}
+export class ValueError extends Error {
+  /** What kind of value was bad, for the caller's "invalid ... for" message. */
+  readonly what: string;
+  constructor(message: string, what = "value") {
+    super(message);
+    this.what = what;
+  }
+}
+
+/** "one of A, B, C" for an enum's values (the first few of a long one). */
+export function enumValueList(desc: DescEnum): string {
+  const names = desc.values.map((v) => v.name);
+  return `${desc.typeName} takes ${names.length > 8 ? `${names.slice(0, 8).join(", ")}, ...` : names.join(", ")}`;
+}
 
 export type Converter = (text: string) => FieldValue;
 
@@ -121,7 +134,7 @@ export function parseEnum(desc: DescEnum, text: string): number {
     const n = Number(text);
     if (desc.values.some((v) => v.number === n)) return n;
   }
-  throw new ValueError(`expected a value of enum ${desc.typeName}`);
+  throw new ValueError(enumValueList(desc), "enum value");
 }
 
 function fieldMask(desc: DescMessage, text: string): Message {
