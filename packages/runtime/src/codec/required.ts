@@ -98,10 +98,47 @@ function plan(desc: DescMessage): RequiredPlan | null {
 const MAX_VIOLATIONS = 50;
 const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 
-function walk(msg: ReflectMessage, prefix: string, out: { field: string; description: string }[]): void {
+/**
+ * The part of an update mask below one message: field name -> the mask
+ * below that field, or `null` when the whole field is in the mask.
+ */
+type MaskNode = Map<string, MaskNode | null>;
+
+function maskTree(paths: readonly string[]): MaskNode | undefined {
+  const root: MaskNode = new Map();
+  for (const path of paths) {
+    if (path === "*") return undefined;
+    let node = root;
+    const parts = path.split(".");
+    for (let i = 0; i < parts.length; i++) {
+      const name = parts[i]!;
+      if (i === parts.length - 1) {
+        node.set(name, null);
+        break;
+      }
+      let next = node.get(name);
+      if (next === null) break; // a parent is in the mask whole
+      if (next === undefined) node.set(name, (next = new Map()));
+      node = next;
+    }
+  }
+  return root;
+}
+
+/**
+ * Walks `msg` for missing REQUIRED fields. With `mask`, only the fields in
+ * it are checked (and below a field in it whole, everything).
+ */
+function walk(
+  msg: ReflectMessage,
+  prefix: string,
+  out: { field: string; description: string }[],
+  mask?: MaskNode,
+): void {
   const p = plan(msg.desc);
   if (p === null) return;
   for (const f of p.required) {
+    if (mask && !mask.has(f.name)) continue;
     if (f.oneof) {
       // A REQUIRED member of a oneof only counts when no other member is set.
       const c = msg.oneofCase(f.oneof);
@@ -116,23 +153,59 @@ function walk(msg: ReflectMessage, prefix: string, out: { field: string; descrip
   }
   for (const f of p.descend) {
     if (!msg.isSet(f)) continue;
+    const below = mask?.get(f.name);
+    if (mask && below === undefined) continue;
+    const sub = below ?? undefined;
     const path = prefix === "" ? f.jsonName : `${prefix}.${f.jsonName}`;
     if (f.fieldKind === "message") {
-      walk(msg.get(f), path, out);
+      walk(msg.get(f), path, out, sub);
     } else if (f.fieldKind === "list") {
       let i = 0;
       for (const e of msg.get(f).values()) {
-        walk(e as ReflectMessage, `${path}[${i++}]`, out);
+        walk(e as ReflectMessage, `${path}[${i++}]`, out, sub);
         if (out.length >= MAX_VIOLATIONS) return;
       }
     } else if (f.fieldKind === "map") {
       for (const [k, v] of msg.get(f).entries()) {
-        walk(v as ReflectMessage, `${path}[${JSON.stringify(String(k))}]`, out);
+        walk(v as ReflectMessage, `${path}[${JSON.stringify(String(k))}]`, out, sub);
         if (out.length >= MAX_VIOLATIONS) return;
       }
     }
     if (out.length >= MAX_VIOLATIONS) return;
   }
+}
+
+/** The top-level `update_mask` (google.protobuf.FieldMask) field of an AIP-134 update request. */
+function updateMaskField(desc: DescMessage): DescField | undefined {
+  const f = desc.fields.find((x) => x.name === "update_mask");
+  return f?.fieldKind === "message" && f.message.typeName === "google.protobuf.FieldMask" ? f : undefined;
+}
+
+/**
+ * An AIP-134 update (a request with a top-level `update_mask`): the
+ * request's own REQUIRED fields are checked, but in the resource (its other
+ * message fields) only the fields the mask names; without a mask, the
+ * implied mask is the populated fields, so only the messages the request
+ * sets are checked, whole.
+ */
+function walkUpdate(msg: ReflectMessage, maskField: DescField, out: { field: string; description: string }[]): void {
+  const p = plan(msg.desc)!;
+  const paths = msg.isSet(maskField) ? ((msg.get(maskField) as ReflectMessage).message as unknown as { paths: string[] }).paths : [];
+  const top: MaskNode = new Map();
+  for (const f of p.required) top.set(f.name, null);
+  for (const f of p.descend) {
+    if (f === maskField) continue;
+    // a REQUIRED resource field stays checked itself (it is in `top`); below it, the mask decides
+    top.set(f.name, paths.length > 0 ? (maskTree(paths) ?? null) : impliedMask(msg, f));
+  }
+  walk(msg, "", out, top);
+}
+
+/** The implied mask of a resource field: its populated fields, each whole. */
+function impliedMask(msg: ReflectMessage, f: DescField): MaskNode | null {
+  if (f.fieldKind !== "message" || !msg.isSet(f)) return null;
+  const resource = msg.get(f) as ReflectMessage;
+  return new Map(resource.desc.fields.filter((g) => resource.isSet(g)).map((g) => [g.name, null]));
 }
 
 /**
@@ -142,12 +215,15 @@ function walk(msg: ReflectMessage, prefix: string, out: { field: string; descrip
  * list or map, or a scalar at its default value unless it has explicit
  * presence. Throws INVALID_ARGUMENT with a google.rpc.BadRequest detail that
  * names each missing field by its JSON path ("message.parts",
- * "message.parts[0].text").
+ * "message.parts[0].text"). In an AIP-134 update, the resource's fields are
+ * checked only where the `update_mask` names them (see walkUpdate).
  */
 export function checkRequired(schema: DescMessage, message: Message): void {
   if (plan(schema) === null) return;
   const out: { field: string; description: string }[] = [];
-  walk(reflect(schema, message, false), "", out);
+  const maskField = updateMaskField(schema);
+  if (maskField) walkUpdate(reflect(schema, message, false), maskField, out);
+  else walk(reflect(schema, message, false), "", out);
   if (out.length === 0) return;
   const names = out.map((v) => v.field);
   throw new RpcError(
