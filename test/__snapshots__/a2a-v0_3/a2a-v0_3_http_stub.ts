@@ -6,7 +6,7 @@
 
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import type { CancelTaskRequest, CreateTaskPushNotificationConfigRequest, DeleteTaskPushNotificationConfigRequest, GetAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigRequest, SendMessageRequest, TaskSubscriptionRequest } from "./a2a-v0_3_pb.js";
-import { Code, RpcError } from "a2a-http";
+import { A2AErrors } from "a2a-http";
 
 /**
  * a2a.v1.A2AService with every method answering UNIMPLEMENTED (501):
@@ -20,7 +20,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.SendMessage
    */
   sendMessage(_request: SendMessageRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.SendMessage is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.SendMessage", "rpc a2a.v1.A2AService.SendMessage is not implemented");
   },
   /**
    * SendStreamingMessage is a streaming call that will return a stream of
@@ -29,7 +29,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.SendStreamingMessage
    */
   sendStreamingMessage(_request: SendMessageRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.SendStreamingMessage is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.SendStreamingMessage", "rpc a2a.v1.A2AService.SendStreamingMessage is not implemented");
   },
   /**
    * Get the current state of a task from the agent.
@@ -37,7 +37,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.GetTask
    */
   getTask(_request: GetTaskRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.GetTask is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.GetTask", "rpc a2a.v1.A2AService.GetTask is not implemented");
   },
   /**
    * Cancel a task from the agent. If supported one should expect no
@@ -46,7 +46,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.CancelTask
    */
   cancelTask(_request: CancelTaskRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.CancelTask is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.CancelTask", "rpc a2a.v1.A2AService.CancelTask is not implemented");
   },
   /**
    * TaskSubscription is a streaming call that will return a stream of task
@@ -57,7 +57,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.TaskSubscription
    */
   taskSubscription(_request: TaskSubscriptionRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.TaskSubscription is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.TaskSubscription", "rpc a2a.v1.A2AService.TaskSubscription is not implemented");
   },
   /**
    * Set a push notification config for a task.
@@ -65,7 +65,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.CreateTaskPushNotificationConfig
    */
   createTaskPushNotificationConfig(_request: CreateTaskPushNotificationConfigRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.CreateTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.CreateTaskPushNotificationConfig", "rpc a2a.v1.A2AService.CreateTaskPushNotificationConfig is not implemented");
   },
   /**
    * Get a push notification config for a task.
@@ -73,7 +73,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.GetTaskPushNotificationConfig
    */
   getTaskPushNotificationConfig(_request: GetTaskPushNotificationConfigRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.GetTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.GetTaskPushNotificationConfig", "rpc a2a.v1.A2AService.GetTaskPushNotificationConfig is not implemented");
   },
   /**
    * Get a list of push notifications configured for a task.
@@ -81,7 +81,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.ListTaskPushNotificationConfig
    */
   listTaskPushNotificationConfig(_request: ListTaskPushNotificationConfigRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.ListTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.ListTaskPushNotificationConfig", "rpc a2a.v1.A2AService.ListTaskPushNotificationConfig is not implemented");
   },
   /**
    * GetAgentCard returns the agent card for the agent.
@@ -89,7 +89,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.GetAgentCard
    */
   getAgentCard(_request: GetAgentCardRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.GetAgentCard is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.GetAgentCard", "rpc a2a.v1.A2AService.GetAgentCard is not implemented");
   },
   /**
    * Delete a push notification config for a task.
@@ -97,7 +97,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc a2a.v1.A2AService.DeleteTaskPushNotificationConfig
    */
   deleteTaskPushNotificationConfig(_request: DeleteTaskPushNotificationConfigRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc a2a.v1.A2AService.DeleteTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("a2a.v1.A2AService.DeleteTaskPushNotificationConfig", "rpc a2a.v1.A2AService.DeleteTaskPushNotificationConfig is not implemented");
   },
 };
 

@@ -354,10 +354,6 @@ export interface A2AServiceHandlers<Ctx = HandlerContext> {
    */
   subscribeToTask(request: SubscribeToTaskRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
   /**
-   * (-- api-linter: client-libraries::4232::required-fields=disabled
-   *     api-linter: core::0133::method-signature=disabled
-   *     api-linter: core::0133::request-message-name=disabled
-   *     aip.dev/not-precedent: method_signature preserved for backwards compatibility --)
    * Creates a push notification config for a task.
    *
    * @generated from rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig

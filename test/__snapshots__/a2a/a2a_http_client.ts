@@ -56,10 +56,6 @@ export interface A2AServiceClient {
    */
   subscribeToTask(request: MessageInitShape<typeof SubscribeToTaskRequestSchema>, options?: CallOptions): AsyncIterable<StreamResponse>;
   /**
-   * (-- api-linter: client-libraries::4232::required-fields=disabled
-   *     api-linter: core::0133::method-signature=disabled
-   *     api-linter: core::0133::request-message-name=disabled
-   *     aip.dev/not-precedent: method_signature preserved for backwards compatibility --)
    * Creates a push notification config for a task.
    *
    * @generated from rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig

@@ -6,7 +6,7 @@
 
 import type { A2AServiceHandlers } from "./a2a_http.js";
 import type { CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig } from "./a2a_pb.js";
-import { Code, RpcError } from "a2a-http";
+import { A2AErrors } from "a2a-http";
 
 /**
  * lf.a2a.v1.A2AService with every method answering UNIMPLEMENTED (501):
@@ -19,7 +19,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.SendMessage
    */
   sendMessage(_request: SendMessageRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.SendMessage is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.SendMessage", "rpc lf.a2a.v1.A2AService.SendMessage is not implemented");
   },
   /**
    * Sends a streaming message to an agent, allowing for real-time interaction and status updates.
@@ -28,7 +28,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.SendStreamingMessage
    */
   sendStreamingMessage(_request: SendMessageRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.SendStreamingMessage is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.SendStreamingMessage", "rpc lf.a2a.v1.A2AService.SendStreamingMessage is not implemented");
   },
   /**
    * Gets the latest state of a task.
@@ -36,7 +36,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.GetTask
    */
   getTask(_request: GetTaskRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.GetTask is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.GetTask", "rpc lf.a2a.v1.A2AService.GetTask is not implemented");
   },
   /**
    * Lists tasks that match the specified filter.
@@ -44,7 +44,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.ListTasks
    */
   listTasks(_request: ListTasksRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.ListTasks is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.ListTasks", "rpc lf.a2a.v1.A2AService.ListTasks is not implemented");
   },
   /**
    * Cancels a task in progress.
@@ -52,7 +52,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.CancelTask
    */
   cancelTask(_request: CancelTaskRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.CancelTask is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.CancelTask", "rpc lf.a2a.v1.A2AService.CancelTask is not implemented");
   },
   /**
    * Subscribes to task updates for tasks not in a terminal state.
@@ -61,19 +61,15 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.SubscribeToTask
    */
   subscribeToTask(_request: SubscribeToTaskRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.SubscribeToTask is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.SubscribeToTask", "rpc lf.a2a.v1.A2AService.SubscribeToTask is not implemented");
   },
   /**
-   * (-- api-linter: client-libraries::4232::required-fields=disabled
-   *     api-linter: core::0133::method-signature=disabled
-   *     api-linter: core::0133::request-message-name=disabled
-   *     aip.dev/not-precedent: method_signature preserved for backwards compatibility --)
    * Creates a push notification config for a task.
    *
    * @generated from rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig
    */
   createTaskPushNotificationConfig(_request: TaskPushNotificationConfig): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig", "rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig is not implemented");
   },
   /**
    * Gets a push notification config for a task.
@@ -81,7 +77,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.GetTaskPushNotificationConfig
    */
   getTaskPushNotificationConfig(_request: GetTaskPushNotificationConfigRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.GetTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.GetTaskPushNotificationConfig", "rpc lf.a2a.v1.A2AService.GetTaskPushNotificationConfig is not implemented");
   },
   /**
    * Get a list of push notifications configured for a task.
@@ -89,7 +85,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs
    */
   listTaskPushNotificationConfigs(_request: ListTaskPushNotificationConfigsRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs", "rpc lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs is not implemented");
   },
   /**
    * Gets the extended agent card for the authenticated agent.
@@ -97,7 +93,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.GetExtendedAgentCard
    */
   getExtendedAgentCard(_request: GetExtendedAgentCardRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.GetExtendedAgentCard is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.GetExtendedAgentCard", "rpc lf.a2a.v1.A2AService.GetExtendedAgentCard is not implemented");
   },
   /**
    * Deletes a push notification config for a task.
@@ -105,7 +101,7 @@ export const a2aServiceStub: A2AServiceHandlers = {
    * @generated from rpc lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig
    */
   deleteTaskPushNotificationConfig(_request: DeleteTaskPushNotificationConfigRequest): never {
-    throw new RpcError(Code.UNIMPLEMENTED, "rpc lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig is not implemented");
+    throw A2AErrors.notImplemented("lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig", "rpc lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig is not implemented");
   },
 };
 

@@ -4,6 +4,7 @@ import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { createDescImports } from "./imports.js";
 import { literal } from "./names.js";
+import { docComment } from "./jsdoc.js";
 
 /**
  * Packages of A2A protos that predate v1.0: their servers tell the legacy
@@ -35,12 +36,12 @@ export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, se
   for (const { service, rpcs } of services) {
     const Routes = f.import(service.name + "Routes", `./${file.name}_http.js`);
     const clientName = service.name + "Client";
-    f.print(f.jsDoc(service));
+    f.print(docComment(f, service));
     f.print(f.export("interface", clientName), " {");
     for (const rpc of rpcs) {
       const ReqSchema = imports.typeSchema(rpc.input);
       const Res = imports.shape(rpc.output);
-      f.print(f.jsDoc(rpc, "  "));
+      f.print(docComment(f, rpc, "  "));
       const result = rpc.methodKind === "server_streaming" ? "AsyncIterable" : "Promise";
       f.print("  ", rpc.localName, "(request: ", MessageInitShape, "<typeof ", ReqSchema, ">, options?: ", CallOptions, "): ", result, "<", Res, ">;");
     }

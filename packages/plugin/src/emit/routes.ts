@@ -5,6 +5,7 @@ import { describeConflict, type ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { createDescImports, type DescImports } from "./imports.js";
 import { literal } from "./names.js";
+import { docComment } from "./jsdoc.js";
 
 /**
  * `<file>_http.ts`: for each service, the `<Service>Routes` table and the
@@ -39,12 +40,12 @@ export function emitRoutesFile(
     f.print("] as const satisfies readonly ", RouteBinding, "[];");
     f.print();
 
-    f.print(f.jsDoc(service));
+    f.print(docComment(f, service));
     f.print(f.export("interface", service.name + "Handlers"), "<Ctx = ", HandlerContext, "> {");
     for (const rpc of routes.rpcs) {
       const Req = imports.shape(rpc.input);
       const Res = imports.typeSchema(rpc.output);
-      f.print(f.jsDoc(rpc, "  "));
+      f.print(docComment(f, rpc, "  "));
       if (rpc.methodKind === "server_streaming") {
         f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): AsyncIterable<", MessageInitShape, "<typeof ", Res, ">>;");
       } else {

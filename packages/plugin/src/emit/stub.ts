@@ -4,6 +4,7 @@ import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { createDescImports } from "./imports.js";
 import { lowerFirstWord } from "./names.js";
+import { docComment } from "./jsdoc.js";
 
 /**
  * `<file>_http_stub.ts`: for each service, `<service>Stub`, a handlers object
@@ -29,7 +30,7 @@ export function emitStubFile(schema: Schema<PluginOptions>, file: DescFile, serv
     f.print(f.export("const", lowerFirstWord(service.name) + "Stub"), ": ", Handlers, " = {");
     for (const rpc of rpcs) {
       const Req = imports.shape(rpc.input);
-      f.print(f.jsDoc(rpc, "  "));
+      f.print(docComment(f, rpc, "  "));
       f.print("  ", rpc.localName, "(_request: ", Req, "): never {");
       const method = `${service.typeName}.${rpc.name}`;
       f.print("    throw ", unimplemented(method, f.string(`rpc ${method} is not implemented`)), ";");

@@ -8,6 +8,7 @@ import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import Handlebars from "handlebars";
 import { readServiceRoutes } from "../httprule/service.js";
+import { withoutInternalComments } from "../emit/jsdoc.js";
 import { lowerFirstWord } from "../emit/names.js";
 import { serverFrameworks, type ServerFramework } from "../options.js";
 import { protoplugin } from "../protoplugin.js";
@@ -157,7 +158,7 @@ function describeService(protoPath: string, wanted: string | undefined): Service
         localName: m.localName,
         name: m.name,
         streaming: m.methodKind === "server_streaming",
-        jsDoc: firstSentence(protoplugin.getComments(m).leading ?? ""),
+        jsDoc: firstSentence(withoutInternalComments(protoplugin.getComments(m).leading ?? "")),
       })),
   };
 }
