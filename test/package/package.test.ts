@@ -1,0 +1,273 @@
+// The packages as a user gets them: `npm pack` of a2a-http and
+// protoc-gen-a2a-http, installed into an empty project outside the
+// repository (with TypeScript 7 in it), then
+// - the README's buf and protoc recipes on the README's user proto, type-checked
+//   under strict NodeNext;
+// - the default target and target=dts with TypeScript 7 in the project;
+// - one scaffolded agent per framework: npm install, typecheck before and after
+//   `npm run generate`, npm start, the card and SendMessage;
+// - the production install of the Hono agent (npm install --omit=dev), measured,
+//   serving from its build.
+// Installs share the user's npm cache (--prefer-offline), which `npm ci` of this
+// repository has filled; the first run on a machine downloads what is missing.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readmeRecipes } from "./recipes.js";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..", "..");
+const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+const version = (JSON.parse(readFileSync(join(root, "packages", "runtime", "package.json"), "utf8")) as { version: string }).version;
+const work = mkdtempSync(join(tmpdir(), "a2a-http-package-"));
+const tarballs = join(work, "tarballs");
+const host = join(work, "host");
+const recipes = readmeRecipes(readFileSync(join(root, "README.md"), "utf8"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const npmEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+const npm = (cwd: string, ...args: string[]) => run("npm", args, { cwd, env: npmEnv, maxBuffer: 16 << 20 });
+const install = (cwd: string, ...args: string[]) => npm(cwd, "install", "--prefer-offline", "--no-audit", "--no-fund", ...args);
+
+/** What the project's own tsconfig would say for NodeNext, as strict as it gets. */
+function writeStrictTsconfig(dir: string, include: string[]) {
+  writeFileSync(
+    join(dir, "tsconfig.strict.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2023", "DOM"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: true,
+        types: ["node"],
+        noEmit: true,
+      },
+      include,
+    }),
+  );
+}
+
+async function typecheck(dir: string): Promise<string> {
+  try {
+    await run(process.execPath, [tsc, "-p", join(dir, "tsconfig.strict.json")], { cwd: dir });
+    return "";
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string };
+    return `${err.stdout ?? ""}${err.stderr ?? ""}`;
+  }
+}
+
+function files(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p).map((f) => `${n}/${f}`) : [n];
+  });
+}
+
+function du(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, name.name);
+    if (name.isDirectory()) total += du(p);
+    else if (name.isFile()) total += statSync(p).size;
+  }
+  return total;
+}
+
+beforeAll(async () => {
+  mkdirSync(tarballs, { recursive: true });
+  await npm(root, "pack", "-w", "a2a-http", "-w", "protoc-gen-a2a-http", "--pack-destination", tarballs);
+  mkdirSync(host);
+  writeFileSync(join(host, "package.json"), JSON.stringify({ name: "host", private: true, type: "module" }));
+  await install(
+    host,
+    join(tarballs, `a2a-http-${version}.tgz`),
+    join(tarballs, `protoc-gen-a2a-http-${version}.tgz`),
+    "@bufbuild/buf@1.75.0",
+    "@bufbuild/protoc-gen-es@2.13.0",
+    "@bufbuild/protobuf@2.13.0",
+    "express@5.3.0",
+    "@types/express@5.0.4",
+    "@types/node@20.19.43",
+    "typescript@7.0.2",
+  );
+  for (const [path, text] of recipes.files) {
+    mkdirSync(dirname(join(host, path)), { recursive: true });
+    writeFileSync(join(host, path), text);
+  }
+  writeStrictTsconfig(host, ["src"]);
+}, 300_000);
+
+describe("the packed packages", () => {
+  test("have the same version, and the plugin depends on exactly its runtime", () => {
+    const plugin = JSON.parse(readFileSync(join(host, "node_modules", "protoc-gen-a2a-http", "package.json"), "utf8"));
+    const runtime = JSON.parse(readFileSync(join(host, "node_modules", "a2a-http", "package.json"), "utf8"));
+    expect(plugin.version).toBe(version);
+    expect(runtime.version).toBe(version);
+    expect(plugin.dependencies["a2a-http"]).toBe(version);
+    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser"]);
+  });
+
+  test("the README's buf recipe generates code that type-checks under strict NodeNext", async () => {
+    rmSync(join(host, "src"), { recursive: true, force: true });
+    await run(join(host, "node_modules", ".bin", "buf"), ["generate"], { cwd: host });
+    const out = files(join(host, "src", "gen"));
+    expect(out).toContain("acme/greeter/v1/greeter_http_express.ts");
+    expect(out).toContain("google/api/annotations_pb.ts");
+    expect(await typecheck(host)).toBe("");
+  }, 120_000);
+
+  test("the README's protoc recipe too", async () => {
+    rmSync(join(host, "src"), { recursive: true, force: true });
+    await run("bash", ["-euc", recipes.protoc], { cwd: host });
+    expect(files(join(host, "src", "gen"))).toContain("google/api/field_behavior_pb.ts");
+    expect(await typecheck(host)).toBe("");
+  }, 120_000);
+
+  test("the default target (js+dts) and target=dts work with TypeScript 7 in the project", async () => {
+    const ts = JSON.parse(readFileSync(join(host, "node_modules", "typescript", "package.json"), "utf8"));
+    expect(ts.version).toBe("7.0.2");
+    writeFileSync(
+      join(host, "buf.gen.ts7.yaml"),
+      [
+        "version: v2",
+        "clean: true",
+        "plugins:",
+        "  - local: protoc-gen-a2a-http",
+        "    out: out-default",
+        "    opt: [server=express]",
+        "  - local: protoc-gen-a2a-http",
+        "    out: out-dts",
+        "    opt: [target=dts, server=express]",
+        "",
+      ].join("\n"),
+    );
+    await run(join(host, "node_modules", ".bin", "buf"), ["generate", "--template", "buf.gen.ts7.yaml"], { cwd: host });
+    expect(files(join(host, "out-default"))).toEqual(
+      expect.arrayContaining(["acme/greeter/v1/greeter_http.js", "acme/greeter/v1/greeter_http.d.ts"]),
+    );
+    expect(readFileSync(join(host, "out-default", "acme/greeter/v1/greeter_http.js"), "utf8")).toContain('from "./greeter_pb.js"');
+    expect(files(join(host, "out-dts")).filter((f) => !f.endsWith(".d.ts"))).toEqual([]);
+    expect(files(join(host, "out-dts"))).toContain("acme/greeter/v1/greeter_http_express.d.ts");
+  }, 120_000);
+});
+
+/** Starts `npm start` (or another script) in its own process group; resolves with the URL it prints. */
+function start(dir: string, script: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn("npm", script, {
+    cwd: dir,
+    env: { ...npmEnv, PORT: "0", HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`no "listening on" within 60 s:\n${out}`)), 60_000);
+    const read = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, child });
+      }
+    };
+    child.stdout!.on("data", read);
+    child.stderr!.on("data", read);
+    child.on("exit", (code) => reject(new Error(`${script.join(" ")} exited with ${code}:\n${out}`)));
+  });
+}
+
+function stop(child: ChildProcess) {
+  if (child.pid !== undefined && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, "SIGTERM"); // the group: npm, its shell and node
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const sendMessage = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] } };
+
+async function expectAgent(url: string) {
+  const card = await fetch(`${url}/.well-known/agent-card.json`);
+  expect(card.status).toBe(200);
+  expect(((await card.json()) as { supportedInterfaces: unknown[] }).supportedInterfaces).toHaveLength(1);
+  const res = await fetch(`${url}/message:send`, {
+    method: "POST",
+    headers: { "A2A-Version": "1.0", "Content-Type": "application/a2a+json" },
+    body: JSON.stringify(sendMessage),
+  });
+  expect(res.status).toBe(501);
+  const body = (await res.json()) as { error: { status: string; details: { reason?: string }[] } };
+  expect(body.error.status).toBe("UNIMPLEMENTED");
+  expect(body.error.details[0]?.reason).toBe("UNSUPPORTED_OPERATION");
+}
+
+describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded from the installed plugin", (framework) => {
+  const dir = join(work, `agent-${framework}`);
+
+  test("installs, type-checks before and after generate, starts, answers the card and SendMessage", async () => {
+    const { stdout } = await run(
+      join(host, "node_modules", ".bin", "protoc-gen-a2a-http"),
+      ["scaffold", dir, "--framework", framework],
+      { cwd: host },
+    );
+    expect(stdout).toContain("come from the tarballs");
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    expect(pkg.dependencies["a2a-http"]).toBe(`file:${join(tarballs, `a2a-http-${version}.tgz`)}`);
+    expect(pkg.devDependencies["protoc-gen-a2a-http"]).toBe(`file:${join(tarballs, `protoc-gen-a2a-http-${version}.tgz`)}`);
+
+    await install(dir);
+    await npm(dir, "run", "typecheck");
+    await npm(dir, "run", "generate");
+    await npm(dir, "run", "typecheck");
+
+    const { url, child } = await start(dir, ["start"]);
+    try {
+      expect(new URL(url).port).not.toBe("41241");
+      await expectAgent(url);
+      if (framework === "fastify") {
+        const bad = await fetch(`${url}/tasks/%zz`, { headers: { "A2A-Version": "1.0" } });
+        expect(bad.status).toBe(400);
+        expect(((await bad.json()) as { error: { status: string } }).error.status).toBe("INVALID_ARGUMENT");
+      }
+    } finally {
+      stop(child);
+    }
+  }, 300_000);
+});
+
+test("the Hono agent's production install is small and serves from its build", async () => {
+  const dir = join(work, "agent-hono");
+  expect(existsSync(join(dir, "node_modules")), "the Hono scaffold test runs first").toBe(true);
+  await npm(dir, "run", "build");
+  const prod = join(work, "prod-hono");
+  mkdirSync(prod);
+  for (const f of ["package.json", "package-lock.json"]) cpSync(join(dir, f), join(prod, f));
+  cpSync(join(dir, "dist"), join(prod, "dist"), { recursive: true });
+  await npm(prod, "ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund");
+  const fileMb = du(join(prod, "node_modules")) / (1 << 20);
+  // what the disk holds (blocks), which is what `du -sh` shows and the larger figure
+  const disk = Number((await run("du", ["-sk", join(prod, "node_modules")])).stdout.split("\t")[0]) / 1024;
+  console.log(
+    `production install of the Hono agent: ${disk.toFixed(1)} MB of node_modules on disk, ${fileMb.toFixed(1)} MB of files ` +
+      `(${readdirSync(join(prod, "node_modules")).filter((n) => !n.startsWith(".")).join(", ")})`,
+  );
+  expect(disk).toBeLessThanOrEqual(12);
+  const { url, child } = await start(prod, ["run", "serve"]);
+  try {
+    await expectAgent(url);
+  } finally {
+    stop(child);
+  }
+}, 300_000);
