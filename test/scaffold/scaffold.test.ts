@@ -159,3 +159,22 @@ test("a proto that gains an rpc makes the handlers stop type-checking until the 
   );
   await generateAndCheck(dir, dotBin);
 }, 240_000);
+
+test("a scaffolded project pins the versions this repository builds and tests with", async () => {
+  const { scaffoldVersions } = await import("../../packages/plugin/src/scaffold/versions.js");
+  const dev = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies;
+  const names: Record<keyof typeof scaffoldVersions, string> = {
+    protobuf: "@bufbuild/protobuf",
+    protocGenEs: "@bufbuild/protoc-gen-es",
+    buf: "@bufbuild/buf",
+    express: "express",
+    typesExpress: "@types/express",
+    fastify: "fastify",
+    hono: "hono",
+    honoNodeServer: "@hono/node-server",
+    typesNode: "@types/node",
+    tsx: "tsx",
+    typescript: "typescript",
+  };
+  for (const [key, name] of Object.entries(names)) expect(scaffoldVersions[key as keyof typeof names], name).toBe(dev[name]);
+});
