@@ -27,56 +27,9 @@ import {
   RequestMalformedError,
   PushNotificationNotSupportedError,
 } from "@a2a-js/sdk/errors";
-import { a2aError } from "a2a-http";
-import type { A2AServiceHandlers } from "../../gen/a2a_http.js";
 import { CARD_PATH, frameworks, startOurServer, type OurServer } from "./harness/our-server.js";
 import { recordingFetch, rejection, streamFailure, type RecordingFetch } from "./harness/util.js";
-
-/** A user message in the SDK's (ts-proto) shape. */
-function sdkMessage(text: string, extra: Partial<SdkMessage> = {}): SdkMessage {
-  return {
-    messageId: crypto.randomUUID(),
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: "text", value: text } }],
-    ...extra,
-  } as SdkMessage;
-}
-
-/** The SDK's (ts-proto) request types want every field; the tests give only what matters. */
-const req = (x: object): never => x as never;
-
-function artifactTexts(task: SdkTask): string[] {
-  return (task.artifacts ?? []).flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")));
-}
-
-function isMessage(x: SdkTask | SdkMessage): x is SdkMessage {
-  return "messageId" in x;
-}
-
-async function drain<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const e of iterable) out.push(e);
-  return out;
-}
-
-/**
- * Our agent plus one rpc behaviour the example lacks: a stream whose text is
- * `/boom` sends the task and then fails with an A2A error, so the SDK sees an
- * `event: error` after the stream has started.
- */
-function withFailingStream(agent: A2AServiceHandlers): A2AServiceHandlers {
-  return {
-    ...agent,
-    async *sendStreamingMessage(request, ctx) {
-      const part = request.message?.parts[0]?.content;
-      if (part?.case === "text" && part.value === "/boom") {
-        yield { payload: { case: "task", value: { id: "boom-task", contextId: "boom", status: { state: 2 } } } };
-        throw a2aError("UNSUPPORTED_OPERATION", "the stream broke on purpose", { taskId: "boom-task" });
-      }
-      yield* agent.sendStreamingMessage(request, ctx);
-    },
-  };
-}
+import { artifactTexts, drain, isMessage, req, sdkMessage, withFailingStream } from "./harness/sdk-shapes.js";
 
 const matrix = frameworks.flatMap((framework) => [
   { framework, label: "no tenant", tenant: "" },

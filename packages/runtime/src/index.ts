@@ -34,3 +34,4 @@ export {
 export * from "./client/index.js";
 export * from "./server/index.js";
 export * from "./codec/index.js";
+export * from "./jsonrpc/index.js";

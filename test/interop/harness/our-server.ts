@@ -14,9 +14,9 @@ import { Hono } from "hono";
 import { serve } from "@hono/node-server";
 import { AgentCardSchema, type AgentCard } from "../../../gen/a2a_pb.js";
 import type { A2AServiceHandlers } from "../../../gen/a2a_http.js";
-import { a2aServiceExpress } from "../../../gen/a2a_http_express.js";
-import { a2aServiceFastify } from "../../../gen/a2a_http_fastify.js";
-import { a2aServiceHono } from "../../../gen/a2a_http_hono.js";
+import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../../../gen/a2a_http_express.js";
+import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../../../gen/a2a_http_fastify.js";
+import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../../gen/a2a_http_hono.js";
 import { createExampleAgent, exampleAgentCard } from "../../../example/agent.js";
 
 export type Framework = "express" | "fastify" | "hono";
@@ -24,6 +24,8 @@ export const frameworks: readonly Framework[] = ["express", "fastify", "hono"];
 
 export const CARD_PATH = "/.well-known/agent-card.json";
 export const MOUNT = "/a2a";
+/** Where the JSON-RPC binding of the same handlers is mounted. */
+export const JSONRPC_MOUNT = "/jsonrpc";
 
 export interface OurServer {
   readonly framework: Framework;
@@ -31,6 +33,8 @@ export interface OurServer {
   readonly origin: string;
   /** The interface URL the card declares: origin + `/a2a`. */
   readonly url: string;
+  /** The JSON-RPC interface URL the card declares (second): origin + `/jsonrpc`. */
+  readonly jsonRpcUrl: string;
   readonly tenant: string;
   readonly card: AgentCard;
   /** Every request the server saw: method, URL path, headers. */
@@ -84,6 +88,7 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
         res.json(cardJson());
       });
       app.use(MOUNT, a2aServiceExpress(agent));
+      app.use(JSONRPC_MOUNT, a2aServiceJsonRpcExpress(agent));
       const server: Server = await new Promise((resolve) => {
         const s = app.listen(0, "127.0.0.1", () => resolve(s));
       });
@@ -102,6 +107,7 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
       });
       app.get(CARD_PATH, async () => cardJson());
       await app.register(a2aServiceFastify, { handlers: agent, prefix: MOUNT });
+      await app.register(a2aServiceJsonRpcFastify, { handlers: agent, prefix: JSONRPC_MOUNT });
       await app.listen({ port: 0, host: "127.0.0.1" });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       close = async () => {
@@ -114,6 +120,7 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
       const app = new Hono();
       app.get(CARD_PATH, (c) => c.json(cardJson()));
       app.route(MOUNT, a2aServiceHono(agent));
+      app.route(JSONRPC_MOUNT, a2aServiceJsonRpcHono(agent));
       const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
         const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
       });
@@ -130,5 +137,7 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
   }
   const url = origin + MOUNT;
   card.supportedInterfaces[0]!.url = url;
-  return { framework, origin, url, tenant, card, requests, close };
+  const jsonRpcUrl = origin + JSONRPC_MOUNT;
+  card.supportedInterfaces.push({ ...card.supportedInterfaces[0]!, url: jsonRpcUrl, protocolBinding: "JSONRPC" });
+  return { framework, origin, url, jsonRpcUrl, tenant, card, requests, close };
 }

@@ -2,6 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions, ServerFramework } from "../options.js";
+import { emitJsonRpcAdapter } from "./jsonrpc.js";
 import { literal, lowerFirstWord } from "./names.js";
 
 /**
@@ -21,7 +22,10 @@ export function emitServerFiles(schema: Schema<PluginOptions>, file: DescFile, s
   for (const framework of schema.options.servers) {
     const f = schema.generateFile(`${file.name}_http_${framework}.ts`);
     f.preamble(file);
-    for (const routes of services) emitAdapter(f, schema, file, routes, framework);
+    for (const routes of services) {
+      emitAdapter(f, schema, file, routes, framework);
+      emitJsonRpcAdapter(f, schema, file, routes, framework);
+    }
   }
 }
 
@@ -35,7 +39,8 @@ function profileOptions(schema: Schema<PluginOptions>, file: DescFile): { defaul
   };
 }
 
-function optionsExpression(schema: Schema<PluginOptions>, file: DescFile, from: string): string {
+/** The options object a generated adapter passes: the profile's defaults, the user's, the profile. */
+export function optionsExpression(schema: Schema<PluginOptions>, file: DescFile, from: string): string {
   const { defaults, fixed } = profileOptions(schema, file);
   const parts = [defaults, `...${from}`, fixed].filter((p) => p !== "");
   return parts.length === 1 ? from : `{ ${parts.join(", ")} }`;

@@ -384,7 +384,7 @@ export class SseStream {
   }
 }
 
-function closeIterator(iterator: AsyncIterator<unknown>): void {
+export function closeIterator(iterator: AsyncIterator<unknown>): void {
   try {
     const r = iterator.return?.();
     if (r && typeof (r as Promise<unknown>).then === "function") (r as Promise<unknown>).then(undefined, () => {});
@@ -394,7 +394,7 @@ function closeIterator(iterator: AsyncIterator<unknown>): void {
 }
 
 /** The context handlers get; `headers` and `responseHeaders` are built on first use. */
-class ServerContext implements HandlerContext {
+export class ServerContext implements HandlerContext {
   private response: Headers | undefined;
 
   constructor(
@@ -423,7 +423,8 @@ class ServerContext implements HandlerContext {
   }
 }
 
-function merge(base: ResponseHeaders, extra: Headers | undefined): ResponseHeaders {
+/** `base` plus the headers a handler set (Set-Cookie kept as a list). */
+export function merge(base: ResponseHeaders, extra: Headers | undefined): ResponseHeaders {
   if (extra === undefined) return base;
   const out: ResponseHeaders = { ...base };
   extra.forEach((value, name) => {
@@ -434,7 +435,7 @@ function merge(base: ResponseHeaders, extra: Headers | undefined): ResponseHeade
   return out;
 }
 
-function isBlank(text: string): boolean {
+export function isBlank(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
@@ -449,7 +450,7 @@ function queryParam(rawQuery: string, name: string): string | undefined {
   return undefined;
 }
 
-function defaultOnError(error: unknown, info: ServerErrorInfo): void {
+export function defaultOnError(error: unknown, info: ServerErrorInfo): void {
   console.error(`protoc-gen-a2a-http: ${info.rpc ?? "request"} failed (${info.phase}):`, error);
 }
 

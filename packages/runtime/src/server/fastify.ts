@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { withA2AErrorInfo } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { createHttpHandler, type HttpHandlerOptions, type ResponseHeaders } from "./core.js";
+import { createHttpHandler, type HttpHandlerOptions, type ResponseHeaders, type UniversalHandler } from "./core.js";
 import { serveNode, writeNodeResponse } from "./node.js";
 import { stripMountSegments } from "./mount.js";
 
@@ -47,12 +47,20 @@ export function registerFastifyService<Ctx extends HandlerContext = HandlerConte
   handlers: object,
   options?: HttpHandlerOptions<Ctx, Native>,
 ): void {
+  registerFastifyHandler(fastify, createHttpHandler(routes, handlers, options), routes.map((r) => r.method));
+}
+
+/**
+ * Routes every request below the prefix of a Fastify context to a core
+ * handler (HTTP+JSON's, or another binding's such as JSON-RPC), after adding
+ * the HTTP `methods` Fastify lacks. See {@link registerFastifyService}.
+ */
+export function registerFastifyHandler(fastify: unknown, handle: UniversalHandler, methods: readonly string[]): void {
   const f = fastify as FastifyInstanceLike;
-  const handle = createHttpHandler(routes, handlers, options);
   f.removeAllContentTypeParsers();
   f.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-  for (const r of routes) {
-    const m = r.method.toUpperCase();
+  for (const method of methods) {
+    const m = method.toUpperCase();
     if (m !== "*" && !f.supportedMethods.includes(m)) f.addHttpMethod(m, { hasBody: true });
   }
   const handler = async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {

@@ -3,6 +3,7 @@ import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import {
   createHttpHandler,
   type HttpHandlerOptions,
+  type UniversalHandler,
   type UniversalServerRequest,
   type UniversalServerResponse,
 } from "./core.js";
@@ -32,7 +33,11 @@ export function createFetchHandler<Ctx extends HandlerContext = HandlerContext, 
   handlers: object,
   options?: HttpHandlerOptions<Ctx, Native>,
 ): FetchHandler {
-  const handle = createHttpHandler(routes, handlers, options);
+  return fetchHandlerOf(createHttpHandler(routes, handlers, options));
+}
+
+/** Serves web-standard Requests with a core handler (HTTP+JSON's, or another binding's such as JSON-RPC). */
+export function fetchHandlerOf(handle: UniversalHandler): FetchHandler {
   return async (request, info) => {
     const req = new FetchRequest(request, info);
     const response = await handle(req);

@@ -14,9 +14,9 @@ export type {
   ServerOptions,
   HttpHandlerOptions,
 } from "./core.js";
-export { createNodeHandler, nodeMiddleware, serveNode, writeNodeResponse, NodeRequest } from "./node.js";
+export { createNodeHandler, nodeHandlerOf, nodeMiddleware, serveNode, writeNodeResponse, NodeRequest } from "./node.js";
 export type { NodeHandler, NodeRequestInfo } from "./node.js";
-export { createFetchHandler } from "./fetch.js";
+export { createFetchHandler, fetchHandlerOf } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
-export { registerFastifyService, fastifyFrameworkErrors } from "./fastify.js";
+export { registerFastifyService, registerFastifyHandler, fastifyFrameworkErrors } from "./fastify.js";
 export { stripMountSegments } from "./mount.js";

@@ -30,7 +30,11 @@ export function createNodeHandler<Ctx extends HandlerContext = HandlerContext, N
   handlers: object,
   options?: HttpHandlerOptions<Ctx, Native>,
 ): NodeHandler {
-  const handle = createHttpHandler(routes, handlers, options);
+  return nodeHandlerOf(createHttpHandler(routes, handlers, options));
+}
+
+/** Serves node:http requests with a core handler (HTTP+JSON's, or another binding's such as JSON-RPC). */
+export function nodeHandlerOf(handle: UniversalHandler): NodeHandler {
   return async (req, res, info) => {
     const request = new NodeRequest(req, res, info?.url ?? req.url ?? "/", info?.native);
     const response = await handle(request);

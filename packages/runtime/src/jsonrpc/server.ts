@@ -1,0 +1,389 @@
+// The JSON-RPC 2.0 binding (A2A spec §9) over the same handler object as
+// HTTP+JSON: one POST endpoint, method names as the proto's rpc names,
+// `params` the request's ProtoJSON, `result` the response's; server streams
+// as text/event-stream whose events are JSON-RPC responses with the request's id.
+import { create, fromJson, toJson, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
+import {
+  A2A_DEFAULT_VERSIONS,
+  A2A_MEDIA_TYPE,
+  A2A_VERSION_WHEN_MISSING,
+  A2AErrors,
+  isA2AVersionSupported,
+  parseA2AExtensions,
+} from "../a2a.js";
+import { checkRequired, fillRequiredDefaults } from "../codec/required.js";
+import { findForbiddenKey, jsonError } from "../codec/json.js";
+import { Code, RpcError, isRpcError } from "../errors.js";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import {
+  DEFAULT_BODY_LIMIT,
+  ServerContext,
+  SseStream,
+  closeIterator,
+  defaultOnError,
+  isBlank,
+  merge,
+  type HttpHandlerOptions,
+  type ResponseHeaders,
+  type ServerErrorInfo,
+  type ServerOptions,
+  type UniversalHandler,
+  type UniversalServerRequest,
+  type UniversalServerResponse,
+} from "../server/core.js";
+import { JsonRpcCode, toJsonRpcError, type JsonRpcErrorObject } from "./errors.js";
+
+/** Options of the JSON-RPC binding: those of HTTP+JSON, plus batches. */
+export interface JsonRpcServerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
+  extends ServerOptions<Ctx, Native> {
+  /**
+   * The most requests one batch may hold; a larger batch is refused whole
+   * with -32600. `0` refuses every batch. Default 32. Batched requests run
+   * one after the other; a streaming method in a batch is refused with
+   * -32600 (its answer could not be one element of a JSON array).
+   */
+  readonly maxBatchSize?: number;
+}
+
+/** What generated adapters pass besides the user's options. */
+export interface JsonRpcHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
+  extends JsonRpcServerOptions<Ctx, Native>,
+    Pick<HttpHandlerOptions<Ctx, Native>, "profile"> {}
+
+/** One rpc as JSON-RPC sees it. */
+interface JsonRpcMethod {
+  readonly name: string;
+  readonly rpc: string;
+  /** Its first HTTP binding, handed to the context factory. */
+  readonly route: RouteBinding;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  readonly streaming: boolean;
+  /** The input's top-level string `tenant` field (A2A), when it has one. */
+  readonly tenantField: string | undefined;
+}
+
+type Id = string | number | null;
+type JsonRpcResponse = { jsonrpc: "2.0"; id: Id; result: unknown } | { jsonrpc: "2.0"; id: Id; error: JsonRpcErrorObject };
+
+/** What one request of a body turned into. */
+type Outcome =
+  | { kind: "response"; response: JsonRpcResponse; headers: Headers | undefined; status?: number }
+  | { kind: "stream"; id: Id; stream: SseStream; headers: Headers | undefined }
+  | { kind: "none" };
+
+const JSON_TYPE = "application/json";
+const DEFAULT_MAX_BATCH = 32;
+
+const sseHeaders: ResponseHeaders = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
+/** Thrown inside the handler for envelope-level errors that carry a JSON-RPC code of their own. */
+class EnvelopeError extends Error {
+  constructor(
+    readonly rpcCode: number,
+    message: string,
+    readonly id: Id = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Builds the framework-free JSON-RPC 2.0 handler for the rpcs of a route
+ * table (the generated `<Service>Routes`). It answers POST at the mount
+ * point; the rest of the request pipeline is that of HTTP+JSON: the body
+ * limit, the context factory, ProtoJSON decoding with unknown fields
+ * ignored, REQUIRED fields, the A2A version and extensions headers, and the
+ * same error mapping (see {@link toJsonRpcError}). Every JSON-RPC answer,
+ * errors included, is HTTP 200 `application/json`, except UNAUTHENTICATED and
+ * PERMISSION_DENIED from the context factory (401/403), an oversized body
+ * (413) and a wrong HTTP method or path (405/404). Notifications (requests
+ * without `id`) are served and get no answer; a body of notifications only
+ * is answered 204.
+ */
+export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext, Native = unknown>(
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options: JsonRpcHandlerOptions<Ctx, Native> = {},
+): UniversalHandler {
+  const a2a = options.profile === "a2a";
+  const methods = new Map<string, JsonRpcMethod>();
+  for (const r of routes) {
+    const name = r.descriptor.name;
+    if (methods.has(name)) continue;
+    const tenant = a2a ? r.input.fields.find((f) => f.name === "tenant" && f.fieldKind === "scalar") : undefined;
+    methods.set(name, {
+      name,
+      rpc: r.rpc,
+      route: r,
+      input: r.input,
+      output: r.output,
+      streaming: r.streaming === "server",
+      tenantField: tenant?.localName,
+    });
+  }
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
+  // §9.1: JSON-RPC requests and responses are application/json.
+  const responseType = options.responseType ?? JSON_TYPE;
+  const jsonHeaders: ResponseHeaders = { "content-type": responseType };
+  const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
+  const onError = options.onError ?? defaultOnError;
+  const contextFactory = options.context;
+  const registry = undefined;
+  const h = handlers as Record<string, unknown>;
+
+  function report(error: unknown, info: ServerErrorInfo): void {
+    try {
+      onError(error, info);
+    } catch {
+      // A failing logger must not take the server down.
+    }
+  }
+
+  function toRpcError(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): RpcError {
+    if (isRpcError(e)) return e;
+    report(e, { rpc, phase });
+    return new RpcError(Code.INTERNAL, "internal error");
+  }
+
+  function errorObject(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"] = "unary"): JsonRpcErrorObject {
+    if (e instanceof EnvelopeError) return { code: e.rpcCode, message: e.message };
+    return toJsonRpcError(toRpcError(e, rpc, phase), a2a);
+  }
+
+  function single(body: JsonRpcResponse, status = 200, extra?: Headers): UniversalServerResponse {
+    return { status, headers: merge(jsonHeaders, extra), body: JSON.stringify(body) };
+  }
+
+  function failure(id: Id, error: JsonRpcErrorObject, status = 200, extra?: ResponseHeaders): UniversalServerResponse {
+    const res = single({ jsonrpc: "2.0", id, error }, status);
+    return extra ? { ...res, headers: { ...res.headers, ...extra } } : res;
+  }
+
+  /** `undefined` when the A2A-Version is served, else the error every request of the body gets. */
+  function versionError(req: UniversalServerRequest): RpcError | undefined {
+    if (!a2a) return undefined;
+    let version = req.header("a2a-version")?.trim();
+    if (!version) version = new URLSearchParams(req.rawQuery).get("A2A-Version")?.trim() || A2A_VERSION_WHEN_MISSING;
+    return isA2AVersionSupported(version, versions) ? undefined : A2AErrors.versionNotSupported(version, versions);
+  }
+
+  function checkMediaType(contentType: string | undefined): void {
+    if (contentType === undefined) return;
+    const type = contentType.split(";", 1)[0]!.trim().toLowerCase();
+    if (type === JSON_TYPE || (a2a && type === A2A_MEDIA_TYPE)) return;
+    if (a2a) throw A2AErrors.contentTypeNotSupported(contentType, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
+    throw new RpcError(Code.INVALID_ARGUMENT, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
+  }
+
+  return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+    if (req.rawPath !== "/" && req.rawPath !== "") {
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `no JSON-RPC endpoint at ${req.rawPath}; POST to the mount point` }, 404);
+    }
+    if (req.method !== "POST") {
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` }, 405, { allow: "POST" });
+    }
+    let text: string;
+    try {
+      text = await req.readBody(bodyLimit);
+    } catch (e) {
+      const err = toRpcError(e, undefined, "unary");
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: err.message }, err.httpStatus === 413 ? 413 : 200);
+    }
+    let parsed: unknown;
+    try {
+      checkMediaType(req.header("content-type"));
+      if (isBlank(text)) throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, "the request body is empty");
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      try {
+        parsed = JSON.parse(text);
+      } catch (e) {
+        throw new EnvelopeError(JsonRpcCode.PARSE_ERROR, `the request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const bad = typeof parsed === "object" && parsed !== null ? findForbiddenKey(parsed) : undefined;
+      if (bad !== undefined) {
+        throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, `the request has the forbidden key ${JSON.stringify(bad.key)} at ${bad.path}`, idOf(parsed));
+      }
+    } catch (e) {
+      return failure(e instanceof EnvelopeError ? e.id : null, errorObject(e, undefined));
+    }
+    const version = versionError(req);
+    const extensions = a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [];
+
+    if (!Array.isArray(parsed)) {
+      const out = await serveOne(req, parsed, false, version, extensions);
+      switch (out.kind) {
+        case "none":
+          return { status: 204, headers: {}, body: "" };
+        case "stream":
+          return { status: 200, headers: merge(sseHeaders, out.headers), body: out.stream };
+        case "response":
+          return single(out.response, out.status ?? 200, out.headers);
+      }
+    }
+    if (parsed.length === 0) return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "an empty batch is not a request" });
+    if (maxBatch === 0) return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "batches are not served here; send one request per POST" });
+    if (parsed.length > maxBatch) {
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `a batch may hold at most ${maxBatch} requests, this one has ${parsed.length}` });
+    }
+    const answers: JsonRpcResponse[] = [];
+    let headers: Headers | undefined;
+    for (const item of parsed) {
+      const out = await serveOne(req, item, true, version, extensions);
+      if (out.kind !== "response") continue;
+      answers.push(out.response);
+      if (out.headers) {
+        headers ??= new Headers();
+        out.headers.forEach((v, k) => headers!.set(k, v));
+      }
+    }
+    if (answers.length === 0) return { status: 204, headers: {}, body: "" };
+    return { status: 200, headers: merge(jsonHeaders, headers), body: JSON.stringify(answers) };
+  };
+
+  /** Serves one request object of a body (the body itself, or one element of a batch). */
+  async function serveOne(
+    req: UniversalServerRequest,
+    item: unknown,
+    inBatch: boolean,
+    version: RpcError | undefined,
+    extensions: readonly string[],
+  ): Promise<Outcome> {
+    // 1. The envelope. A malformed one is answered even without an id (JSON-RPC §5).
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      return answerError(null, { code: JsonRpcCode.INVALID_REQUEST, message: "a JSON-RPC request is a JSON object" });
+    }
+    const o = item as Record<string, unknown>;
+    const notification = !("id" in o);
+    const id = o["id"];
+    if (!notification && !(typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || id === null)) {
+      return answerError(null, { code: JsonRpcCode.INVALID_REQUEST, message: "the id must be a string, a number or null" });
+    }
+    const rid = (notification ? null : id) as Id;
+    if (o["jsonrpc"] !== "2.0") {
+      return answerError(rid, { code: JsonRpcCode.INVALID_REQUEST, message: 'the request must have "jsonrpc": "2.0"' });
+    }
+    if (typeof o["method"] !== "string") {
+      return answerError(rid, { code: JsonRpcCode.INVALID_REQUEST, message: "the method must be a string" });
+    }
+    const method = methods.get(o["method"]);
+    const answer = (r: JsonRpcResponse, headers?: Headers): Outcome =>
+      notification ? { kind: "none" } : { kind: "response", response: r, headers };
+    const fail = (e: unknown, rpc: string | undefined, headers?: Headers): Outcome =>
+      answer({ jsonrpc: "2.0", id: rid, error: errorObject(e, rpc) }, headers);
+    if (method === undefined) {
+      return answer({ jsonrpc: "2.0", id: rid, error: { code: JsonRpcCode.METHOD_NOT_FOUND, message: `method not found: ${JSON.stringify(o["method"])}`, data: { method: o["method"] } } });
+    }
+    if (method.streaming && (inBatch || notification)) {
+      return answer({
+        jsonrpc: "2.0",
+        id: rid,
+        error: { code: JsonRpcCode.INVALID_REQUEST, message: `${method.name} streams its answer; send it alone, with an id` },
+      });
+    }
+    const fn = h[method.rpc];
+    if (typeof fn !== "function") {
+      return fail(new RpcError(Code.UNIMPLEMENTED, `method ${method.name} is not implemented`), method.rpc);
+    }
+    if (version) return fail(version, method.rpc);
+
+    // 2. The params: the request message's ProtoJSON (absent is an empty message).
+    const params = o["params"];
+    let message: Message;
+    try {
+      if (params !== undefined && params !== null && (typeof params !== "object" || Array.isArray(params))) {
+        throw new RpcError(Code.INVALID_ARGUMENT, `params must be a JSON object (${method.input.typeName}), not ${Array.isArray(params) ? "an array" : typeof params}`);
+      }
+      try {
+        message = params == null ? create(method.input) : fromJson(method.input, params as JsonValue, { ignoreUnknownFields: true });
+      } catch (e) {
+        throw jsonError(method.input, params, e, registry);
+      }
+      checkRequired(method.input, message);
+    } catch (e) {
+      return fail(e, method.rpc);
+    }
+
+    // 3. The context.
+    const tenantValue = method.tenantField ? (message as unknown as Record<string, unknown>)[method.tenantField] : undefined;
+    const tenant = typeof tenantValue === "string" && tenantValue !== "" ? tenantValue : undefined;
+    const ctx = new ServerContext(method.rpc, tenant, req, extensions);
+    if (contextFactory) {
+      try {
+        let extra: unknown = contextFactory({
+          rpc: method.rpc,
+          route: method.route,
+          headers: req.headers,
+          signal: req.signal,
+          tenant,
+          native: req.native as Native,
+        });
+        if (extra instanceof Promise) extra = await extra;
+        if (extra) Object.assign(ctx, extra);
+      } catch (e) {
+        const err = toRpcError(e, method.rpc, "context");
+        if (notification) return { kind: "none" };
+        // A refused credential is worth an HTTP status that proxies and clients act on.
+        const status = err.code === Code.UNAUTHENTICATED ? 401 : err.code === Code.PERMISSION_DENIED ? 403 : undefined;
+        const response: JsonRpcResponse = { jsonrpc: "2.0", id: rid, error: errorObject(err, method.rpc) };
+        return status === undefined ? { kind: "response", response, headers: ctx.touchedHeaders() } : { kind: "response", response, headers: ctx.touchedHeaders(), status };
+      }
+    }
+
+    // 4. The call.
+    try {
+      if (method.streaming) return await startStream(method, fn as AnyHandler, message, ctx, rid);
+      let result = (fn as AnyHandler).call(handlers, message, ctx);
+      if (result instanceof Promise) result = await result;
+      return answer({ jsonrpc: "2.0", id: rid, result: encode(method, result) }, ctx.touchedHeaders());
+    } catch (e) {
+      return fail(e, method.rpc, ctx.touchedHeaders());
+    }
+
+    function answerError(errId: Id, error: JsonRpcErrorObject): Outcome {
+      return { kind: "response", response: { jsonrpc: "2.0", id: errId, error }, headers: undefined };
+    }
+  }
+
+  function encode(method: JsonRpcMethod, value: unknown): unknown {
+    const msg = create(method.output, value as never);
+    const json = toJson(method.output, msg);
+    if (a2a) fillRequiredDefaults(method.output, msg, json);
+    return json;
+  }
+
+  async function startStream(method: JsonRpcMethod, fn: AnyHandler, message: Message, ctx: ServerContext, id: Id): Promise<Outcome> {
+    const iterator = (fn.call(handlers, message, ctx) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    const event = (body: JsonRpcResponse) => "data: " + JSON.stringify(body) + "\n\n";
+    const chunk = (value: unknown) => event({ jsonrpc: "2.0", id, result: encode(method, value) });
+    // The first message decides: an error before it is a plain JSON-RPC error answer.
+    let first: IteratorResult<unknown>;
+    let firstChunk: string | undefined;
+    try {
+      first = await iterator.next();
+      if (!first.done) firstChunk = chunk(first.value);
+    } catch (e) {
+      closeIterator(iterator);
+      return { kind: "response", response: { jsonrpc: "2.0", id, error: errorObject(e, method.rpc) }, headers: ctx.touchedHeaders() };
+    }
+    const errorChunk = (e: unknown) => {
+      const err = ctx.signal.aborted && !isRpcError(e) ? new RpcError(Code.CANCELLED, "request canceled") : e;
+      return event({ jsonrpc: "2.0", id, error: errorObject(err, method.rpc, "stream") });
+    };
+    return { kind: "stream", id, stream: new SseStream(iterator, firstChunk, chunk, errorChunk), headers: ctx.touchedHeaders() };
+  }
+}
+
+type AnyHandler = (request: Message, context: HandlerContext) => unknown;
+
+/** The id of a request object, if it has a valid one (for errors found before the envelope is read). */
+function idOf(v: unknown): Id {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
+  const id = (v as Record<string, unknown>)["id"];
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
