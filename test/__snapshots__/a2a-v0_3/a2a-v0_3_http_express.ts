@@ -4,8 +4,8 @@
 // @generated from file a2a-v0_3.proto (package a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { createNodeHandler, nodeMiddleware } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createJsonRpcHandler, createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
 import type { Request } from "express";
@@ -22,6 +22,19 @@ export function a2aServiceExpress<Ctx extends HandlerContext = HandlerContext>(
 ): Router {
   const router = Router();
   router.use(nodeMiddleware(createNodeHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...options, profile: "a2a" })));
+  return router;
+}
+
+/**
+ * Serves a2a.v1.A2AService over JSON-RPC 2.0 on Express 5, with the same handlers:
+ * `app.use("/jsonrpc", a2aServiceJsonRpcExpress(handlers))`; clients POST to the mount point.
+ */
+export function a2aServiceJsonRpcExpress<Ctx extends HandlerContext = HandlerContext>(
+  handlers: Partial<A2AServiceHandlers<Ctx>>,
+  options: JsonRpcServerOptions<Ctx, Request> = {},
+): Router {
+  const router = Router();
+  router.use(nodeMiddleware(nodeHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...options, profile: "a2a" }))));
   return router;
 }
 

@@ -4,8 +4,8 @@
 // @generated from file a2a-v0_3.proto (package a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { registerFastifyService } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createJsonRpcHandler, registerFastifyHandler, registerFastifyService } from "a2a-http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
@@ -28,6 +28,25 @@ export function a2aServiceFastify<Ctx extends HandlerContext = HandlerContext>(
 ): void {
   const { handlers, ...rest } = options;
   registerFastifyService(fastify, A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" });
+  done();
+}
+
+/** What `a2aServiceJsonRpcFastify` is registered with: the handlers and the adapter options. */
+export interface A2AServiceJsonRpcFastifyOptions<Ctx extends HandlerContext = HandlerContext> extends JsonRpcServerOptions<Ctx, FastifyRequest> {
+  readonly handlers: Partial<A2AServiceHandlers<Ctx>>;
+}
+
+/**
+ * Serves a2a.v1.A2AService over JSON-RPC 2.0 on Fastify 5, as a plugin:
+ * `app.register(a2aServiceJsonRpcFastify, { prefix: "/jsonrpc", handlers })`; clients POST to the prefix.
+ */
+export function a2aServiceJsonRpcFastify<Ctx extends HandlerContext = HandlerContext>(
+  fastify: FastifyInstance,
+  options: A2AServiceJsonRpcFastifyOptions<Ctx>,
+  done: (err?: Error) => void,
+): void {
+  const { handlers, ...rest } = options;
+  registerFastifyHandler(fastify, createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" }), ["POST"]);
   done();
 }
 

@@ -4,8 +4,8 @@
 // @generated from file a2a.proto (package lf.a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { createFetchHandler } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createFetchHandler, createJsonRpcHandler, fetchHandlerOf } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a_http.js";
 import { A2AServiceRoutes } from "./a2a_http.js";
 import type { Context } from "hono";
@@ -21,6 +21,20 @@ export function a2aServiceHono<Ctx extends HandlerContext = HandlerContext>(
   options: ServerOptions<Ctx, Context> = {},
 ): Hono {
   const handle = createFetchHandler(A2AServiceRoutes, handlers, { ...options, profile: "a2a" });
+  const app = new Hono();
+  app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
+  return app;
+}
+
+/**
+ * Serves lf.a2a.v1.A2AService over JSON-RPC 2.0 on Hono 4, with the same handlers:
+ * `app.route("/jsonrpc", a2aServiceJsonRpcHono(handlers))`; clients POST to the mount point.
+ */
+export function a2aServiceJsonRpcHono<Ctx extends HandlerContext = HandlerContext>(
+  handlers: Partial<A2AServiceHandlers<Ctx>>,
+  options: JsonRpcServerOptions<Ctx, Context> = {},
+): Hono {
+  const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, { ...options, profile: "a2a" }));
   const app = new Hono();
   app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
   return app;

@@ -4,8 +4,8 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { createNodeHandler, nodeMiddleware } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createJsonRpcHandler, createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http";
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
 import type { Request } from "express";
@@ -22,6 +22,19 @@ export function httpEdgeServiceExpress<Ctx extends HandlerContext = HandlerConte
 ): Router {
   const router = Router();
   router.use(nodeMiddleware(createNodeHandler(HTTPEdgeServiceRoutes, handlers, options)));
+  return router;
+}
+
+/**
+ * Serves acme.edge.v1.HTTPEdgeService over JSON-RPC 2.0 on Express 5, with the same handlers:
+ * `app.use("/jsonrpc", httpEdgeServiceJsonRpcExpress(handlers))`; clients POST to the mount point.
+ */
+export function httpEdgeServiceJsonRpcExpress<Ctx extends HandlerContext = HandlerContext>(
+  handlers: Partial<HTTPEdgeServiceHandlers<Ctx>>,
+  options: JsonRpcServerOptions<Ctx, Request> = {},
+): Router {
+  const router = Router();
+  router.use(nodeMiddleware(nodeHandlerOf(createJsonRpcHandler(HTTPEdgeServiceRoutes, handlers, options))));
   return router;
 }
 

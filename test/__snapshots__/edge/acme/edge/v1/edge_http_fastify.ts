@@ -4,8 +4,8 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { registerFastifyService } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createJsonRpcHandler, registerFastifyHandler, registerFastifyService } from "a2a-http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
@@ -28,6 +28,25 @@ export function httpEdgeServiceFastify<Ctx extends HandlerContext = HandlerConte
 ): void {
   const { handlers, ...rest } = options;
   registerFastifyService(fastify, HTTPEdgeServiceRoutes, handlers, rest);
+  done();
+}
+
+/** What `httpEdgeServiceJsonRpcFastify` is registered with: the handlers and the adapter options. */
+export interface HTTPEdgeServiceJsonRpcFastifyOptions<Ctx extends HandlerContext = HandlerContext> extends JsonRpcServerOptions<Ctx, FastifyRequest> {
+  readonly handlers: Partial<HTTPEdgeServiceHandlers<Ctx>>;
+}
+
+/**
+ * Serves acme.edge.v1.HTTPEdgeService over JSON-RPC 2.0 on Fastify 5, as a plugin:
+ * `app.register(httpEdgeServiceJsonRpcFastify, { prefix: "/jsonrpc", handlers })`; clients POST to the prefix.
+ */
+export function httpEdgeServiceJsonRpcFastify<Ctx extends HandlerContext = HandlerContext>(
+  fastify: FastifyInstance,
+  options: HTTPEdgeServiceJsonRpcFastifyOptions<Ctx>,
+  done: (err?: Error) => void,
+): void {
+  const { handlers, ...rest } = options;
+  registerFastifyHandler(fastify, createJsonRpcHandler(HTTPEdgeServiceRoutes, handlers, rest), ["POST"]);
   done();
 }
 

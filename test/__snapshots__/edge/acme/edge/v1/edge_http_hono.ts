@@ -4,8 +4,8 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { createFetchHandler } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createFetchHandler, createJsonRpcHandler, fetchHandlerOf } from "a2a-http";
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
 import type { Context } from "hono";
@@ -21,6 +21,20 @@ export function httpEdgeServiceHono<Ctx extends HandlerContext = HandlerContext>
   options: ServerOptions<Ctx, Context> = {},
 ): Hono {
   const handle = createFetchHandler(HTTPEdgeServiceRoutes, handlers, options);
+  const app = new Hono();
+  app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
+  return app;
+}
+
+/**
+ * Serves acme.edge.v1.HTTPEdgeService over JSON-RPC 2.0 on Hono 4, with the same handlers:
+ * `app.route("/jsonrpc", httpEdgeServiceJsonRpcHono(handlers))`; clients POST to the mount point.
+ */
+export function httpEdgeServiceJsonRpcHono<Ctx extends HandlerContext = HandlerContext>(
+  handlers: Partial<HTTPEdgeServiceHandlers<Ctx>>,
+  options: JsonRpcServerOptions<Ctx, Context> = {},
+): Hono {
+  const handle = fetchHandlerOf(createJsonRpcHandler(HTTPEdgeServiceRoutes, handlers, options));
   const app = new Hono();
   app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
   return app;

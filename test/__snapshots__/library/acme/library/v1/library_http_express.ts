@@ -4,8 +4,8 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { createNodeHandler, nodeMiddleware } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createJsonRpcHandler, createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
 import type { Request } from "express";
@@ -22,6 +22,19 @@ export function libraryServiceExpress<Ctx extends HandlerContext = HandlerContex
 ): Router {
   const router = Router();
   router.use(nodeMiddleware(createNodeHandler(LibraryServiceRoutes, handlers, options)));
+  return router;
+}
+
+/**
+ * Serves acme.library.v1.LibraryService over JSON-RPC 2.0 on Express 5, with the same handlers:
+ * `app.use("/jsonrpc", libraryServiceJsonRpcExpress(handlers))`; clients POST to the mount point.
+ */
+export function libraryServiceJsonRpcExpress<Ctx extends HandlerContext = HandlerContext>(
+  handlers: Partial<LibraryServiceHandlers<Ctx>>,
+  options: JsonRpcServerOptions<Ctx, Request> = {},
+): Router {
+  const router = Router();
+  router.use(nodeMiddleware(nodeHandlerOf(createJsonRpcHandler(LibraryServiceRoutes, handlers, options))));
   return router;
 }
 

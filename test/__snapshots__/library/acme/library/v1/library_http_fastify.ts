@@ -4,8 +4,8 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { registerFastifyService } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createJsonRpcHandler, registerFastifyHandler, registerFastifyService } from "a2a-http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
@@ -28,6 +28,25 @@ export function libraryServiceFastify<Ctx extends HandlerContext = HandlerContex
 ): void {
   const { handlers, ...rest } = options;
   registerFastifyService(fastify, LibraryServiceRoutes, handlers, rest);
+  done();
+}
+
+/** What `libraryServiceJsonRpcFastify` is registered with: the handlers and the adapter options. */
+export interface LibraryServiceJsonRpcFastifyOptions<Ctx extends HandlerContext = HandlerContext> extends JsonRpcServerOptions<Ctx, FastifyRequest> {
+  readonly handlers: Partial<LibraryServiceHandlers<Ctx>>;
+}
+
+/**
+ * Serves acme.library.v1.LibraryService over JSON-RPC 2.0 on Fastify 5, as a plugin:
+ * `app.register(libraryServiceJsonRpcFastify, { prefix: "/jsonrpc", handlers })`; clients POST to the prefix.
+ */
+export function libraryServiceJsonRpcFastify<Ctx extends HandlerContext = HandlerContext>(
+  fastify: FastifyInstance,
+  options: LibraryServiceJsonRpcFastifyOptions<Ctx>,
+  done: (err?: Error) => void,
+): void {
+  const { handlers, ...rest } = options;
+  registerFastifyHandler(fastify, createJsonRpcHandler(LibraryServiceRoutes, handlers, rest), ["POST"]);
   done();
 }
 

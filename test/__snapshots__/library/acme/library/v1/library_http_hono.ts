@@ -4,8 +4,8 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, ServerOptions } from "a2a-http";
-import { createFetchHandler } from "a2a-http";
+import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
+import { createFetchHandler, createJsonRpcHandler, fetchHandlerOf } from "a2a-http";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
 import type { Context } from "hono";
@@ -21,6 +21,20 @@ export function libraryServiceHono<Ctx extends HandlerContext = HandlerContext>(
   options: ServerOptions<Ctx, Context> = {},
 ): Hono {
   const handle = createFetchHandler(LibraryServiceRoutes, handlers, options);
+  const app = new Hono();
+  app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
+  return app;
+}
+
+/**
+ * Serves acme.library.v1.LibraryService over JSON-RPC 2.0 on Hono 4, with the same handlers:
+ * `app.route("/jsonrpc", libraryServiceJsonRpcHono(handlers))`; clients POST to the mount point.
+ */
+export function libraryServiceJsonRpcHono<Ctx extends HandlerContext = HandlerContext>(
+  handlers: Partial<LibraryServiceHandlers<Ctx>>,
+  options: JsonRpcServerOptions<Ctx, Context> = {},
+): Hono {
+  const handle = fetchHandlerOf(createJsonRpcHandler(LibraryServiceRoutes, handlers, options));
   const app = new Hono();
   app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
   return app;
