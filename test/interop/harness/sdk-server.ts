@@ -26,13 +26,15 @@ import {
   type ExecutionEventBus,
   type PushNotificationSender,
 } from "@a2a-js/sdk/server";
-import { agentCardHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 
 export interface SdkServer {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
   /** The REST interface URL the card declares (origin + `/rest`). */
   readonly url: string;
+  /** The JSON-RPC interface URL the card declares second (origin + `/jsonrpc`, the SDK's `jsonRpcHandler`). */
+  readonly jsonRpcUrl: string;
   /** The tenant the card declares ("" for none). */
   readonly tenant: string;
   /** The card as the SDK holds it. */
@@ -199,7 +201,9 @@ export async function startSdkServer(options: SdkServerOptions = {}): Promise<Sd
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const url = `${origin}/rest`;
+  const jsonRpcUrl = `${origin}/jsonrpc`;
   const card = sdkPeerCard(url, tenant);
+  card.supportedInterfaces.push({ ...card.supportedInterfaces[0]!, url: jsonRpcUrl, protocolBinding: "JSONRPC" });
   const extended = { ...card, name: "SDK peer (extended)" } as AgentCard;
   const handler = new DefaultRequestHandler(
     card,
@@ -212,10 +216,12 @@ export async function startSdkServer(options: SdkServerOptions = {}): Promise<Sd
   );
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use("/jsonrpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
 
   return {
     origin,
     url,
+    jsonRpcUrl,
     tenant,
     card,
     requests,

@@ -14,6 +14,7 @@ import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import { appendQuery, choosePlan, clientError, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
+import { createJsonRpcClient } from "../jsonrpc/client.js";
 
 /** Headers as a value, or a function (sync or async) called on every request. */
 export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
@@ -64,6 +65,12 @@ export interface ClientOptions {
   readonly maxEventSize?: number | undefined;
   /** Default per-call timeout in milliseconds; none by default. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * The binding to call: `http+json` (the default: the rpcs' HttpRule routes
+   * below `baseUrl`) or `jsonrpc` (JSON-RPC 2.0 POSTed to `baseUrl`, A2A §9).
+   * {@link pickTransport} chooses it from an agent card.
+   */
+  readonly transport?: "http+json" | "jsonrpc" | undefined;
 }
 
 /** Options of one call. */
@@ -120,6 +127,7 @@ export function createRouteClient<T>(
   options: ClientOptions,
   profile: ClientProfile = {},
 ): T {
+  if (options.transport === "jsonrpc") return createJsonRpcClient<T>(routes, options, profile);
   const a2a = profile.profile === "a2a";
   const a2aVersion = profile.a2aVersion ?? "1.0";
   const contentType = options.contentType ?? (a2a ? A2A_JSON : JSON_TYPE);
@@ -407,7 +415,8 @@ function defaultJson(field: DescField): JsonValue {
   }
 }
 
-interface Call {
+/** One call's signal, deadline and error mapping (shared with the JSON-RPC client). */
+export interface Call {
   readonly signal: AbortSignal | undefined;
   mapError(e: unknown): unknown;
   /** The error for a call the caller cancelled or the deadline ended, else undefined. */
@@ -425,7 +434,7 @@ const noSignalCall: Call = {
 };
 
 /** Links the caller's signal and the timeout to one controller, and tells them apart afterwards. */
-function startCall(callOptions: CallOptions | undefined, defaultTimeout: number | undefined, always: boolean): Call {
+export function startCall(callOptions: CallOptions | undefined, defaultTimeout: number | undefined, always: boolean): Call {
   const outer = callOptions?.signal;
   const timeoutMs = callOptions?.timeoutMs ?? defaultTimeout;
   if (!outer && timeoutMs === undefined && !always) return noSignalCall;

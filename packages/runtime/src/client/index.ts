@@ -30,3 +30,5 @@ export type {
 } from "./core.js";
 export { escapeComponent, escapeMultiSegment } from "./encode.js";
 export { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
+export { pickTransport } from "./transport.js";
+export type { AgentInterfaceLike, ClientBinding, PickedTransport } from "./transport.js";

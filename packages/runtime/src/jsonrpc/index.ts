@@ -5,5 +5,6 @@
  */
 export { createJsonRpcHandler } from "./server.js";
 export type { JsonRpcHandlerOptions, JsonRpcServerOptions } from "./server.js";
+export { createJsonRpcClient } from "./client.js";
 export { JsonRpcCode, toJsonRpcError, fromJsonRpcError, jsonRpcCodeOfReason } from "./errors.js";
 export type { JsonRpcErrorObject } from "./errors.js";
