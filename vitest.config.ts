@@ -11,6 +11,7 @@ export default defineConfig({
     alias: [
       { find: /^a2a-http$/, replacement: runtimeSource("index.ts") },
       { find: /^a2a-http\/routing$/, replacement: runtimeSource("routing.ts") },
+      { find: /^a2a-http\/connect$/, replacement: runtimeSource("connect/index.ts") },
     ],
   },
   test: {

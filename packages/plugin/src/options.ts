@@ -9,6 +9,12 @@ export interface PluginOptions {
   /** `stub=true|false`: emit the UNIMPLEMENTED handler stub. Default true. */
   readonly stub: boolean;
   /**
+   * `connect=true|false`: emit `<file>_http_connect.ts`, the gRPC (and
+   * gRPC-Web, Connect) binding through connect-es. Default false: it needs
+   * `@connectrpc/connect`, which not every user has.
+   */
+  readonly connect: boolean;
+  /**
    * `conflicts=comment|warn|error`: what to do with templates that overlap
    * (a2a.proto has four such pairs by design). `comment` (the default) lists
    * them in the route file's doc comment; `warn` also prints them to stderr
@@ -28,6 +34,7 @@ const choices = {
   server: ["express", "fastify", "hono", "none"],
   client: ["true", "false"],
   stub: ["true", "false"],
+  connect: ["true", "false"],
   conflicts: ["comment", "warn", "error"],
 } as const;
 
@@ -44,6 +51,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let servers: ServerFramework[] | undefined;
   let client = true;
   let stub = true;
+  let connect = false;
   let conflicts: PluginOptions["conflicts"] = "comment";
   let runtimeImport = "a2a-http";
   for (const { key, value } of raw) {
@@ -75,10 +83,13 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
       case "stub":
         stub = value === "true";
         break;
+      case "connect":
+        connect = value === "true";
+        break;
       case "conflicts":
         conflicts = value as PluginOptions["conflicts"];
         break;
     }
   }
-  return { profile, servers: servers ?? [...serverFrameworks], client, stub, conflicts, runtimeImport };
+  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, runtimeImport };
 }

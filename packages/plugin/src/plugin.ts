@@ -1,5 +1,6 @@
 import type { Plugin } from "@bufbuild/protoplugin";
 import { emitClientFile } from "./emit/client.js";
+import { emitConnectFile } from "./emit/connect.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
 import { emitStubFile } from "./emit/stub.js";
@@ -34,6 +35,7 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
       if (schema.options.servers.length > 0) emitServerFiles(schema, file, services);
       if (schema.options.stub) emitStubFile(schema, file, services);
       if (schema.options.client) emitClientFile(schema, file, services);
+      if (schema.options.connect) emitConnectFile(schema, file, services);
     }
   },
 });

@@ -1,0 +1,174 @@
+/**
+ * The gRPC binding of a service (and gRPC-Web and Connect with it) through
+ * connect-es: the handler object becomes a connect-es service
+ * implementation, served by `@connectrpc/connect-node` (or any connect-es
+ * server adapter). connect-es does the HTTP/2 and the framing; this module
+ * only adapts the context, checks what HTTP+JSON checks (REQUIRED fields,
+ * the A2A version) and maps RpcError to ConnectError, the google.rpc details
+ * (ErrorInfo first, BadRequest, ...) going out as the status details.
+ *
+ * Imported as `a2a-http/connect`, so that `@connectrpc/connect` is needed
+ * only by those who serve gRPC.
+ */
+import { fromJson, type DescMessage, type DescService, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
+import { Code as ConnectCode, ConnectError, type HandlerContext as ConnectContext, type ServiceImpl } from "@connectrpc/connect";
+import {
+  A2A_DEFAULT_VERSIONS,
+  A2A_VERSION_WHEN_MISSING,
+  A2AErrors,
+  isA2AVersionSupported,
+  parseA2AExtensions,
+  withA2AErrorInfo,
+} from "../a2a.js";
+import { checkRequired } from "../codec/required.js";
+import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
+import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { defaultOnError, type ServerOptions } from "../server/core.js";
+
+/** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
+export type ConnectServiceOptions<Ctx extends HandlerContext = HandlerContext> = Pick<
+  ServerOptions<Ctx, ConnectContext>,
+  "context" | "a2aVersions" | "onError"
+> & {
+  /** Resolves status details of types other than google.rpc's, which are otherwise left out. */
+  readonly registry?: Registry;
+};
+
+/** What generated adapters pass besides the user's options. */
+export interface ConnectServiceImplOptions<Ctx extends HandlerContext = HandlerContext> extends ConnectServiceOptions<Ctx> {
+  readonly profile?: "none" | "a2a";
+}
+
+/** google/rpc/error_details.proto's messages by type URL. */
+const knownDetails = new Map<string, DescMessage>(
+  file_google_rpc_error_details.messages.map((m) => [`type.googleapis.com/${m.typeName}`, m]),
+);
+
+type AnyHandler = (request: Message, context: HandlerContext) => unknown;
+
+/**
+ * A connect-es implementation of `service` over the handler object, for the
+ * rpcs of its route table (the generated `<Service>Routes`): register it
+ * with `router.service(service, impl)`. Missing handlers, and rpcs without
+ * an HTTP binding, answer UNIMPLEMENTED.
+ */
+export function connectServiceImpl<S extends DescService, Ctx extends HandlerContext = HandlerContext>(
+  service: S,
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options: ConnectServiceImplOptions<Ctx> = {},
+): Partial<ServiceImpl<S>> {
+  const a2a = options.profile === "a2a";
+  const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
+  const onError = options.onError ?? defaultOnError;
+  const contextFactory = options.context;
+  const h = handlers as Record<string, unknown>;
+  const impl: Record<string, unknown> = {};
+
+  function toConnectError(e: unknown, rpc: string, phase: "unary" | "stream" | "context"): ConnectError {
+    if (e instanceof ConnectError) return e;
+    let err: RpcError;
+    if (isRpcError(e)) {
+      err = e;
+    } else {
+      try {
+        onError(e, { rpc, phase });
+      } catch {
+        // A failing logger must not take the server down.
+      }
+      err = new RpcError(Code.INTERNAL, "internal error");
+    }
+    if (a2a) err = withA2AErrorInfo(err);
+    const details = err.details.flatMap((d) => outgoingDetail(d, options.registry));
+    // google.rpc.Code and connect-es's Code share their numbers.
+    return new ConnectError(err.message, err.code as number as ConnectCode, undefined, details, e);
+  }
+
+  async function prepare(route: RouteBinding, fn: AnyHandler | undefined, request: Message, cctx: ConnectContext): Promise<HandlerContext> {
+    if (fn === undefined) throw new RpcError(Code.UNIMPLEMENTED, `rpc ${route.descriptor.parent.typeName}.${route.descriptor.name} is not implemented`);
+    if (a2a) {
+      const version = cctx.requestHeader.get("a2a-version")?.trim() || A2A_VERSION_WHEN_MISSING;
+      if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);
+    }
+    checkRequired(route.input, request);
+    const t = a2a ? (request as unknown as Record<string, unknown>)["tenant"] : undefined;
+    const tenant = typeof t === "string" && t !== "" ? t : undefined;
+    const ctx: HandlerContext = {
+      rpc: route.rpc,
+      tenant,
+      headers: cctx.requestHeader,
+      signal: cctx.signal,
+      responseHeaders: cctx.responseHeader,
+      extensions: a2a ? parseA2AExtensions(cctx.requestHeader.get("a2a-extensions")) : [],
+    };
+    if (contextFactory) {
+      let extra: unknown;
+      try {
+        extra = contextFactory({ rpc: route.rpc, route, headers: cctx.requestHeader, signal: cctx.signal, tenant, native: cctx });
+        if (extra instanceof Promise) extra = await extra;
+      } catch (e) {
+        throw toConnectError(e, route.rpc, "context");
+      }
+      if (extra) Object.assign(ctx, extra);
+    }
+    return ctx;
+  }
+
+  for (const route of routes) {
+    if (route.descriptor.parent.typeName !== service.typeName) {
+      throw new Error(`connectServiceImpl: rpc ${route.rpc} of the route table belongs to ${route.descriptor.parent.typeName}, not ${service.typeName}`);
+    }
+    const name = route.descriptor.localName;
+    if (name in impl) continue;
+    const found = h[route.rpc];
+    const fn = typeof found === "function" ? (found as AnyHandler) : undefined;
+    if (route.streaming === "server") {
+      impl[name] = async function* (request: Message, cctx: ConnectContext) {
+        let iterable: AsyncIterable<unknown>;
+        try {
+          const ctx = await prepare(route, fn, request, cctx);
+          iterable = fn!.call(handlers, request, ctx) as AsyncIterable<unknown>;
+        } catch (e) {
+          throw toConnectError(e, route.rpc, "unary");
+        }
+        let sent = false;
+        try {
+          for await (const value of iterable) {
+            sent = true;
+            yield value;
+          }
+        } catch (e) {
+          throw toConnectError(e, route.rpc, sent ? "stream" : "unary");
+        }
+      };
+    } else {
+      impl[name] = async (request: Message, cctx: ConnectContext) => {
+        try {
+          const ctx = await prepare(route, fn, request, cctx);
+          return await fn!.call(handlers, request, ctx);
+        } catch (e) {
+          throw toConnectError(e, route.rpc, "unary");
+        }
+      };
+    }
+  }
+  return impl as Partial<ServiceImpl<S>>;
+}
+
+/** A google.rpc.Status detail (JSON with `@type`) as connect-es sends it, or nothing for a type it cannot encode. */
+function outgoingDetail(d: ErrorDetail, registry: Registry | undefined): { desc: DescMessage; value: Message }[] {
+  const type = d["@type"];
+  const desc = knownDetails.get(type) ?? (registry?.getMessage(type.slice(type.lastIndexOf("/") + 1)) as DescMessage | undefined);
+  if (desc === undefined) return [];
+  const { "@type": _, ...json } = d;
+  try {
+    return [{ desc, value: fromJson(desc, json as JsonValue, { ignoreUnknownFields: true }) }];
+  } catch {
+    return [];
+  }
+}
+
+/** google.rpc's detail messages, for reading status details with connect-es (`error.findDetails(ErrorInfoSchema)`). */
+export { ErrorInfoSchema, BadRequestSchema, file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
+export type { ErrorInfo, BadRequest } from "../gen/google/rpc/error_details_pb.js";
