@@ -1,34 +1,70 @@
 /**
- * Serves the example agent over A2A's HTTP+JSON binding, with the generated
- * adapter of one framework, and its agent card at /.well-known/agent-card.json.
+ * Serves the example agent over all three A2A bindings from one handler
+ * object: HTTP+JSON at `/` and JSON-RPC at `/jsonrpc` on the framework's port,
+ * gRPC (with gRPC-Web and Connect) on its own HTTP/2 port through connect-es,
+ * since Express, Fastify and Hono here speak HTTP/1.1 and plain-text HTTP/2
+ * cannot share a port with it. The card at /.well-known/agent-card.json lists
+ * the three interfaces, HTTP+JSON first.
  *
- *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--host 127.0.0.1] [--tenant name]
+ *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name]
  *
- * With --tenant, the card's interface carries that tenant, so A2A clients put
- * it in the path (`/name/tasks/...`); the routes without a tenant still work.
+ * With --tenant, every interface carries that tenant, so A2A clients put it
+ * in the path (`/name/tasks/...`) or the request's `tenant` field; the routes
+ * without a tenant still work. `--grpc-port -1` turns gRPC off.
  */
+import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
 import { fastifyFrameworkErrors } from "a2a-http";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
-import { a2aServiceExpress } from "../gen/a2a_http_express.js";
-import { a2aServiceFastify } from "../gen/a2a_http_fastify.js";
-import { a2aServiceHono } from "../gen/a2a_http_hono.js";
+import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
+import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
+import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../gen/a2a_http_fastify.js";
+import { a2aServiceHono, a2aServiceJsonRpcHono } from "../gen/a2a_http_hono.js";
 import { createExampleAgent, exampleAgentCard } from "./agent.js";
 
 export type Framework = "express" | "fastify" | "hono";
 
 export interface RunningAgent {
+  /** The HTTP+JSON interface (the server's root). */
   readonly url: string;
+  /** The JSON-RPC interface: `url` + `/jsonrpc`. */
+  readonly jsonRpcUrl?: string;
+  /** The gRPC server's `host:port`, unless gRPC is off. */
+  readonly grpcTarget?: string;
   close(): Promise<void>;
 }
 
 const cardPath = "/.well-known/agent-card.json";
+const jsonRpcPath = "/jsonrpc";
+
+/** Serves gRPC, gRPC-Web and Connect over plain-text HTTP/2 (h2c). */
+async function startGrpc(handlers: ReturnType<typeof createExampleAgent>, port: number, host: string) {
+  const server = http2.createServer(connectNodeAdapter({ routes: a2aServiceConnect(handlers) }));
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (s) => {
+    sessions.add(s);
+    s.once("close", () => sessions.delete(s));
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(port, host, () => ok());
+  });
+  return {
+    target: `${host}:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((ok) => {
+        for (const s of sessions) s.destroy();
+        server.close(() => ok());
+      }),
+  };
+}
 
 /** Starts the example agent; `port: 0` picks a free port. */
 export async function startExampleAgent(options: {
@@ -36,72 +72,101 @@ export async function startExampleAgent(options: {
   port: number;
   host?: string;
   tenant?: string;
+  /** The gRPC port; default 0 (any free one); -1 turns gRPC off. */
+  grpcPort?: number;
   log?: (line: string) => void;
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? (() => {});
   let url = "";
-  // The card names the server's own URL, which is known only once it listens.
-  const agentCard = () => exampleAgentCard(url, options.tenant ?? "");
+  let grpc: Awaited<ReturnType<typeof startGrpc>> | undefined;
+  // The card names the servers' own URLs, which are known only once they listen.
+  const agentCard = () =>
+    exampleAgentCard(url, options.tenant ?? "", { jsonRpcUrl: url + jsonRpcPath, ...(grpc ? { grpcTarget: grpc.target } : {}) });
   const card = () => toJson(AgentCardSchema, agentCard());
   const handlers = createExampleAgent({ log, card: agentCard });
+  const grpcPort = options.grpcPort ?? 0;
+  if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host);
+  let http: Awaited<ReturnType<typeof startHttp>>;
+  try {
+    http = await startHttp();
+  } catch (e) {
+    await grpc?.close();
+    throw e;
+  }
+  url = http.url;
+  return {
+    url,
+    jsonRpcUrl: url + jsonRpcPath,
+    ...(grpc ? { grpcTarget: grpc.target } : {}),
+    close: async () => {
+      await Promise.all([http.close(), grpc?.close()]);
+    },
+  };
 
-  switch (options.framework) {
-    case "express": {
-      const app = express();
-      app.get(cardPath, (_req, res) => void res.json(card()));
-      app.use("/", a2aServiceExpress(handlers));
-      const server = await new Promise<import("node:http").Server>((ok) => {
-        const s = app.listen(options.port, host, () => ok(s));
-      });
-      url = `http://${host}:${(server.address() as AddressInfo).port}`;
-      return {
-        url,
-        close: () =>
-          new Promise<void>((ok) => {
-            server.close(() => ok());
-            server.closeAllConnections();
-          }),
-      };
-    }
-    case "fastify": {
-      // Without frameworkErrors, Fastify answers a malformed URL with its own body.
-      const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
-      app.get(cardPath, async () => card());
-      await app.register(a2aServiceFastify, { handlers });
-      await app.listen({ port: options.port, host });
-      url = `http://${host}:${(app.server.address() as AddressInfo).port}`;
-      return { url, close: () => app.close() };
-    }
-    case "hono": {
-      const app = new Hono();
-      app.get(cardPath, (c) => c.json(card()));
-      app.route("/", a2aServiceHono(handlers));
-      const server = await new Promise<ReturnType<typeof serve>>((ok) => {
-        const s = serve({ fetch: app.fetch, port: options.port, hostname: host }, () => ok(s));
-      });
-      url = `http://${host}:${(server.address() as AddressInfo).port}`;
-      return {
-        url,
-        close: () =>
-          new Promise<void>((ok) => {
-            server.close(() => ok());
-            if ("closeAllConnections" in server) server.closeAllConnections();
-          }),
-      };
+  /** HTTP+JSON at `/` and JSON-RPC at `/jsonrpc`, on the framework's HTTP/1.1 server. */
+  async function startHttp(): Promise<{ url: string; close(): Promise<void> }> {
+    switch (options.framework) {
+      case "express": {
+        const app = express();
+        app.get(cardPath, (_req, res) => void res.json(card()));
+        app.use(jsonRpcPath, a2aServiceJsonRpcExpress(handlers));
+        app.use("/", a2aServiceExpress(handlers));
+        const server = await new Promise<import("node:http").Server>((ok) => {
+          const s = app.listen(options.port, host, () => ok(s));
+        });
+        return {
+          url: `http://${host}:${(server.address() as AddressInfo).port}`,
+          close: () =>
+            new Promise<void>((ok) => {
+              server.close(() => ok());
+              server.closeAllConnections();
+            }),
+        };
+      }
+      case "fastify": {
+        // Without frameworkErrors, Fastify answers a malformed URL with its own body.
+        const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
+        app.get(cardPath, async () => card());
+        await app.register(a2aServiceJsonRpcFastify, { handlers, prefix: jsonRpcPath });
+        await app.register(a2aServiceFastify, { handlers });
+        await app.listen({ port: options.port, host });
+        return { url: `http://${host}:${(app.server.address() as AddressInfo).port}`, close: () => app.close() };
+      }
+      case "hono": {
+        const app = new Hono();
+        app.get(cardPath, (c) => c.json(card()));
+        app.route(jsonRpcPath, a2aServiceJsonRpcHono(handlers));
+        app.route("/", a2aServiceHono(handlers));
+        const server = await new Promise<ReturnType<typeof serve>>((ok) => {
+          const s = serve({ fetch: app.fetch, port: options.port, hostname: host }, () => ok(s));
+        });
+        return {
+          url: `http://${host}:${(server.address() as AddressInfo).port}`,
+          close: () =>
+            new Promise<void>((ok) => {
+              server.close(() => ok());
+              if ("closeAllConnections" in server) server.closeAllConnections();
+            }),
+        };
+      }
     }
   }
 }
 
-const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--host 127.0.0.1] [--tenant name]
+const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name]
 
-Serves the example agent over A2A's HTTP+JSON binding, and its card at ${cardPath}.
+Serves the example agent over A2A's three bindings from one handler object:
+HTTP+JSON at /, JSON-RPC at /jsonrpc, gRPC (and gRPC-Web, Connect) on its own
+HTTP/2 port; its card, listing all three, at ${cardPath}.
 
   --framework  the server framework (default express)
-  --port       the port (default 41241; 0 picks a free one)
+  --port       the HTTP port (default 41241; 0 picks a free one)
+  --grpc-port  the gRPC port (default 41242; 0 picks a free one; -1 turns gRPC off)
   --host       the address to listen on (default 127.0.0.1)
-  --tenant     the tenant the card's interface carries: A2A clients then call
-               /<tenant>/tasks/...; the routes without a tenant still work`;
+  --tenant     the tenant the card's interfaces carry: A2A clients then call
+               /<tenant>/tasks/... or set the request's tenant; the routes
+               without a tenant still work`;
 
 async function main(): Promise<void> {
   let values;
@@ -110,6 +175,7 @@ async function main(): Promise<void> {
       options: {
         framework: { type: "string", default: "express" },
         port: { type: "string", default: "41241" },
+        "grpc-port": { type: "string", default: "41242" },
         host: { type: "string", default: "127.0.0.1" },
         tenant: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
@@ -133,15 +199,22 @@ async function main(): Promise<void> {
     console.error(`--port must be a port number, not "${values.port}"`);
     process.exit(2);
   }
+  const grpcPort = Number(values["grpc-port"]);
+  if (!Number.isInteger(grpcPort) || grpcPort < -1 || grpcPort > 65535) {
+    console.error(`--grpc-port must be a port number or -1, not "${values["grpc-port"]}"`);
+    process.exit(2);
+  }
   const agent = await startExampleAgent({
     framework,
     port,
+    grpcPort,
     host: values.host,
     ...(values.tenant ? { tenant: values.tenant } : {}),
     log: (line) => console.log(`[agent] ${line}`),
   });
   console.log(`generated code: ${new URL("../gen/", import.meta.url).pathname}`);
-  console.log(`example agent (${framework}) listening on ${agent.url}`);
+  console.log(`example agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
+  if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2) on ${agent.grpcTarget}`);
   console.log(`agent card: ${agent.url}${cardPath}`);
   let stopping = false;
   const stop = (signal: string) => {
