@@ -111,7 +111,7 @@ test("a file without services, or whose services have no rules, yields no files"
 describe("plugin options", () => {
   const a2a = (parameter: string) => runPlugin(request("valid", ["a2a.proto"], parameter));
   const validList =
-    "valid options are profile, server, client, stub, conflicts, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
+    "valid options are profile, server, client, stub, connect, conflicts, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
 
   test("an unknown option is named, with the list of valid ones", () => {
     expect(thrown(() => a2a("target=ts,flavour=mild"))).toBe(
@@ -156,6 +156,13 @@ describe("plugin options", () => {
     );
     const routes = res.file.find((f) => f.name === "a2a_http.ts");
     expect(routes?.content).toContain('from "@acme/rt"');
+  });
+  test("connect=true writes the connect-es adapter, importing <runtime_import>/connect; it is off by default", () => {
+    expect(a2a("target=ts,profile=a2a").file.some((f) => f.name.endsWith("_http_connect.ts"))).toBe(false);
+    const on = a2a("target=ts,profile=a2a,connect=true,runtime_import=@acme/rt").file.find((f) => f.name === "a2a_http_connect.ts");
+    expect(on?.content).toContain('from "@acme/rt/connect"');
+    expect(on?.content).toContain("export function a2aServiceConnect");
+    expect(thrown(() => a2a("connect=maybe"))).toContain('option "connect=maybe" is not valid');
   });
 });
 

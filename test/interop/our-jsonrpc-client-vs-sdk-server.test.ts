@@ -4,7 +4,7 @@
  * as its REST server), with and without a tenant; the transport picked from
  * the SDK's card by `pickTransport`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { createA2AServiceClient, type A2AServiceClient } from "../../gen/a2a_http_client.js";
 import { AgentCardSchema, TaskState, type StreamResponse, type Task } from "../../gen/a2a_pb.js";
@@ -26,12 +26,15 @@ describe.each([
   let rec: RecordingFetch;
 
   beforeAll(async () => {
+    // The SDK's jsonRpcHandler logs every error answer to console.error.
+    vi.spyOn(console, "error").mockImplementation(() => {});
     sdk = await startSdkServer({ tenant });
     rec = recordingFetch();
     const card = await (await fetch(`${sdk.origin}/.well-known/agent-card.json`)).json();
     client = createA2AServiceClient({ ...pickTransport(card, ["JSONRPC", "HTTP+JSON"]), fetch: rec.fetch });
   });
   afterAll(async () => {
+    vi.restoreAllMocks();
     await sdk?.close();
   });
 
