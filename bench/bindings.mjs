@@ -25,7 +25,7 @@ async function main() {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const { http, grpc } = await new Promise((resolve, reject) => {
+  const { http, grpc, grpcBare } = await new Promise((resolve, reject) => {
     proc.once("message", resolve);
     proc.once("exit", (code) => reject(new Error(`server exited ${code}`)));
   });
@@ -43,10 +43,13 @@ async function main() {
   };
   const rpcBody = (method, params) => ({ method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
 
+  const { register } = await import("tsx/esm/api");
+  register(); // loads the generated .ts files; the runtime comes from dist/
   const { createClient } = await import("@connectrpc/connect");
   const { createGrpcTransport } = await import("@connectrpc/connect-node");
   const { A2AService } = await import("../gen/a2a_pb.ts");
   const client = createClient(A2AService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${grpc}` }));
+  const bare = createClient(A2AService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${grpcBare}` }));
   const callOptions = { headers: { "a2a-version": "1.0" } };
   const grpcRun = (call) => async (duration) => {
     const end = Date.now() + duration * 1000;
@@ -62,22 +65,25 @@ async function main() {
     return n;
   };
 
+  const grpcMessage = { message: { messageId: "m1", role: 1, parts: [{ content: { case: "text", value: "hello world" } }], contextId: "ctx-1" } };
   const cases = {
     GetTask: {
       "HTTP+JSON": http1("/a2a/tasks/task-1", {}),
       JSONRPC: http1("/jsonrpc", rpcBody("GetTask", { id: "task-1" })),
       GRPC: grpcRun(() => client.getTask({ id: "task-1" }, callOptions)),
+      "GRPC bare": grpcRun(() => bare.getTask({ id: "task-1" }, callOptions)),
     },
     SendMessage: {
       "HTTP+JSON": http1("/a2a/message:send", { method: "POST", body: JSON.stringify({ message }) }),
       JSONRPC: http1("/jsonrpc", rpcBody("SendMessage", { message })),
-      GRPC: grpcRun(() => client.sendMessage({ message: { messageId: "m1", role: 1, parts: [{ content: { case: "text", value: "hello world" } }], contextId: "ctx-1" } }, callOptions)),
+      GRPC: grpcRun(() => client.sendMessage(grpcMessage, callOptions)),
+      "GRPC bare": grpcRun(() => bare.sendMessage(grpcMessage, callOptions)),
     },
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const bindings = ["HTTP+JSON", "JSONRPC", "GRPC"];
+  const bindings = ["HTTP+JSON", "JSONRPC", "GRPC", "GRPC bare"];
   console.log(`one handler object, three bindings: median of ${rounds} alternating ${seconds} s runs, 16 in flight, loopback`);
-  console.log("rpc          binding     calls/s   server CPU µs/call   CPU ratio to HTTP+JSON");
+  console.log("rpc          binding     calls/s   server CPU µs/call   CPU ratio to HTTP+JSON (GRPC: to GRPC bare)");
   for (const [rpc, runs] of Object.entries(cases)) {
     for (const b of bindings) await runs[b](1); // warm-up
     const got = Object.fromEntries(bindings.map((b) => [b, { rps: [], cpu: [] }]));
@@ -93,9 +99,9 @@ async function main() {
         got[b].cpu.push((after - before) / n);
       }
     }
-    const base = median(got["HTTP+JSON"].cpu);
     for (const b of bindings) {
       const c = median(got[b].cpu);
+      const base = median(got[b.startsWith("GRPC") ? "GRPC bare" : "HTTP+JSON"].cpu);
       console.log(
         `${rpc.padEnd(12)} ${b.padEnd(10)} ${Math.round(median(got[b].rps)).toLocaleString("en-US").padStart(8)}   ${c.toFixed(1).padStart(18)}   ${(c / base).toFixed(2).padStart(10)}x`,
       );
@@ -134,11 +140,16 @@ async function child() {
   });
   const h2 = http2.createServer(connectNodeAdapter({ routes: a2aServiceConnect(handlers) }));
   await new Promise((ok) => h2.listen(0, "127.0.0.1", ok));
+  // The floor: the same answers from a hand-written connect-es service, without the runtime.
+  const bareRoutes = (router) =>
+    router.service(pb.A2AService, { getTask: () => task, sendMessage: () => ({ payload: { case: "task", value: task } }) });
+  const h2bare = http2.createServer(connectNodeAdapter({ routes: bareRoutes }));
+  await new Promise((ok) => h2bare.listen(0, "127.0.0.1", ok));
   process.on("message", (m) => {
     if (m === "cpu") {
       const u = process.cpuUsage();
       process.send({ cpu: u.user + u.system });
     }
   });
-  process.send({ http: h1.address().port, grpc: h2.address().port });
+  process.send({ http: h1.address().port, grpc: h2.address().port, grpcBare: h2bare.address().port });
 }

@@ -265,6 +265,11 @@ describe.each(frameworks)("the JSON-RPC wire on our %s server", (framework) => {
     expect(await post(note)).toMatchObject({ status: 204, json: undefined });
   });
 
+  it("ListTaskPushNotificationConfig, as spec §9.4.7 spells it, is ListTaskPushNotificationConfigs", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 1, method: "ListTaskPushNotificationConfig", params: { taskId: "nope" } });
+    expect(r.json).toMatchObject({ id: 1, error: { code: -32001 } });
+  });
+
   it("GET is 405 with Allow: POST; a path below the endpoint is 404", async () => {
     const get = await fetch(server.jsonRpcUrl);
     expect(get.status).toBe(405);

@@ -126,6 +126,9 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       tenantField: tenant?.localName,
     });
   }
+  // A2A spec §9.4.7 spells this method without the proto's final "s"; take both.
+  const listPush = a2a ? methods.get("ListTaskPushNotificationConfigs") : undefined;
+  if (listPush && !methods.has("ListTaskPushNotificationConfig")) methods.set("ListTaskPushNotificationConfig", listPush);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
   // §9.1: JSON-RPC requests and responses are application/json.
