@@ -224,6 +224,7 @@ describe.each(frameworks)("the JSON-RPC wire on our %s server", (framework) => {
     ["a params field of the wrong type", { jsonrpc: "2.0", id: 5, method: "GetTask", params: { id: "x", historyLength: "many" } }, -32602, 5],
     ["a missing REQUIRED field", { jsonrpc: "2.0", id: 6, method: "SendMessage", params: {} }, -32602, 6],
     ["a __proto__ key", '{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"__proto__":{"x":1}}}', -32600, 7],
+    ["an escaped __proto__ key", '{"jsonrpc":"2.0","id":8,"method":"SendMessage","params":{"\\u005f_proto__":{"x":1}}}', -32600, 8],
   ])("%s: a JSON-RPC error, and the handler is not called", async (_label, body, code, id) => {
     const r = await post(body);
     expect(r.status).toBe(200);
