@@ -139,6 +139,8 @@ describe("our JSON-RPC client and server", () => {
     const { fetch } = serve({ getTask: () => { throw new RpcError(Code.NOT_FOUND, "gone"); } }, {});
     const res = await fetch(URL_, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}' });
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "gone" } });
+    const plain = await fetch(URL_, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    expect((await plain.json()).error.code).toBe(-32600);
   });
 });
 

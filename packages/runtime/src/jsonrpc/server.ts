@@ -181,7 +181,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     const type = contentType.split(";", 1)[0]!.trim().toLowerCase();
     if (type === JSON_TYPE || (a2a && type === A2A_MEDIA_TYPE)) return;
     if (a2a) throw A2AErrors.contentTypeNotSupported(contentType, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
-    throw new RpcError(Code.INVALID_ARGUMENT, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
+    throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
   }
 
   return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
