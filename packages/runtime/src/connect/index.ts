@@ -132,14 +132,36 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
         } catch (e) {
           throw toConnectError(e, route.rpc, "unary");
         }
+        const iterator = iterable[Symbol.asyncIterator]();
         let sent = false;
+        let done = false;
         try {
-          for await (const value of iterable) {
+          for (;;) {
+            let r: IteratorResult<unknown>;
+            try {
+              r = await iterator.next();
+            } catch (e) {
+              done = true;
+              // After the peer went away, the handler's failure is only the cancel's echo.
+              if (cctx.signal.aborted && !isRpcError(e)) throw new ConnectError("request canceled", ConnectCode.Canceled);
+              throw toConnectError(e, route.rpc, sent ? "stream" : "unary");
+            }
+            if (r.done) {
+              done = true;
+              return;
+            }
             sent = true;
-            yield value;
+            // What connect-es throws in here (the peer went away) is not the handler's: it goes on as it is.
+            yield r.value;
           }
-        } catch (e) {
-          throw toConnectError(e, route.rpc, sent ? "stream" : "unary");
+        } finally {
+          if (!done) {
+            try {
+              await iterator.return?.();
+            } catch {
+              // The handler's cleanup failed; nobody is listening any more.
+            }
+          }
         }
       };
     } else {
