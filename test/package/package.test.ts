@@ -16,6 +16,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { Code as ConnectCode, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { fromJson } from "@bufbuild/protobuf";
+import { A2AService, SendMessageRequestSchema } from "../../gen/a2a_pb.js";
 import { readmeRecipes } from "./recipes.js";
 
 const run = promisify(execFile);
@@ -165,7 +169,7 @@ describe("the packed packages", () => {
 function start(dir: string, script: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn("npm", script, {
     cwd: dir,
-    env: { ...npmEnv, PORT: "0", HOST: "127.0.0.1" },
+    env: { ...npmEnv, PORT: "0", GRPC_PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -198,10 +202,26 @@ function stop(child: ChildProcess) {
 
 const sendMessage = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] } };
 
+/** The card lists the three bindings, and each answers SendMessage with the stub's UNIMPLEMENTED. */
 async function expectAgent(url: string) {
   const card = await fetch(`${url}/.well-known/agent-card.json`);
   expect(card.status).toBe(200);
-  expect(((await card.json()) as { supportedInterfaces: unknown[] }).supportedInterfaces).toHaveLength(1);
+  const interfaces = ((await card.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] }).supportedInterfaces;
+  expect(interfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC", "GRPC"]);
+  expect(interfaces[0]!.url).toBe(url);
+
+  const rpc = await fetch(interfaces[1]!.url, {
+    method: "POST",
+    headers: { "A2A-Version": "1.0", "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendMessage", params: sendMessage }),
+  });
+  const answer = (await rpc.json()) as { id: number; error: { code: number } };
+  expect(answer.id).toBe(7);
+  expect(answer.error.code).toBe(-32004); // UnsupportedOperationError
+
+  const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${interfaces[2]!.url}` }));
+  await expect(grpc.sendMessage(fromJson(SendMessageRequestSchema, sendMessage), { headers: { "A2A-Version": "1.0" } })).rejects.toMatchObject({ code: ConnectCode.Unimplemented });
+
   const res = await fetch(`${url}/message:send`, {
     method: "POST",
     headers: { "A2A-Version": "1.0", "Content-Type": "application/a2a+json" },

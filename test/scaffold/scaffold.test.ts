@@ -45,7 +45,7 @@ async function generateAndCheck(dir: string, dotBin: string) {
 function start(dir: string, dotBin: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(join(dotBin, "tsx"), ["src/server.ts"], {
     cwd: dir,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1" },
+    env: { ...process.env, PORT: "0", GRPC_PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolvePromise, reject) => {
@@ -167,6 +167,7 @@ test("a scaffolded project pins the versions this repository builds and tests wi
     protobuf: "@bufbuild/protobuf",
     protocGenEs: "@bufbuild/protoc-gen-es",
     buf: "@bufbuild/buf",
+    connect: "@connectrpc/connect",
     express: "express",
     typesExpress: "@types/express",
     fastify: "fastify",

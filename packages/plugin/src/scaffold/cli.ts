@@ -21,7 +21,8 @@ UNIMPLEMENTED, src/server.ts and a README. Existing files are kept unless
   --framework  the server framework (default express)
   --proto      the proto with the service (default: the a2a.proto this package ships)
   --service    which service, when the proto has several with HTTP rules
-  --port       the port the server listens on when PORT is not set (default ${defaultPort})
+  --port       the HTTP port (HTTP+JSON and JSON-RPC) when PORT is not set (default ${defaultPort});
+               gRPC listens on the next one unless GRPC_PORT says otherwise
   --from       a folder with the packed a2a-http-${version}.tgz and protoc-gen-a2a-http-${version}.tgz
                for the new project to install
 

@@ -6,6 +6,7 @@ export const scaffoldVersions = {
   protobuf: "2.13.0",
   protocGenEs: "2.13.0",
   buf: "1.75.0",
+  connect: "2.1.2",
   express: "5.3.0",
   typesExpress: "5.0.4",
   fastify: "5.12.8",
