@@ -23,7 +23,14 @@ export interface PluginOptions {
   readonly conflicts: "warn" | "comment" | "error";
   /** `runtime_import=<module>`: where generated code imports the runtime from. Default `a2a-http`. */
   readonly runtimeImport: string;
+  /**
+   * `openapi=true|json|yaml|false`, repeatable: write `<file>_http.openapi.json`
+   * (`true` or `json`) and/or `.yaml`. Default: neither.
+   */
+  readonly openapi: readonly OpenApiFormat[];
 }
+
+export type OpenApiFormat = "json" | "yaml";
 
 export type ServerFramework = "express" | "fastify" | "hono";
 
@@ -36,6 +43,7 @@ const choices = {
   stub: ["true", "false"],
   connect: ["true", "false"],
   conflicts: ["comment", "warn", "error"],
+  openapi: ["true", "false", "json", "yaml"],
 } as const;
 
 const optionNames = [...Object.keys(choices), "runtime_import"];
@@ -54,6 +62,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let connect = false;
   let conflicts: PluginOptions["conflicts"] = "comment";
   let runtimeImport = "a2a-http";
+  const openapi: OpenApiFormat[] = [];
   for (const { key, value } of raw) {
     if (key === "runtime_import") {
       if (value === "") throw new PluginOptionError(`option "runtime_import" needs a module name, e.g. runtime_import=a2a-http`);
@@ -89,7 +98,16 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
       case "conflicts":
         conflicts = value as PluginOptions["conflicts"];
         break;
+      case "openapi": {
+        if (value === "false") {
+          openapi.length = 0;
+          break;
+        }
+        const format: OpenApiFormat = value === "yaml" ? "yaml" : "json";
+        if (!openapi.includes(format)) openapi.push(format);
+        break;
+      }
     }
   }
-  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, runtimeImport };
+  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, runtimeImport, openapi };
 }

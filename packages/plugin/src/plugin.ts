@@ -1,6 +1,9 @@
+import { create } from "@bufbuild/protobuf";
+import { CodeGeneratorResponse_FileSchema } from "@bufbuild/protobuf/wkt";
 import type { Plugin } from "@bufbuild/protoplugin";
 import { emitClientFile } from "./emit/client.js";
 import { emitConnectFile } from "./emit/connect.js";
+import { openApiFiles, type ExtraFile } from "./emit/openapi-file.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
 import { emitStubFile } from "./emit/stub.js";
@@ -14,6 +17,11 @@ import { version } from "./version.js";
 
 /** Where conflict warnings go; tests replace it. */
 export const diagnostics = { warn: (line: string) => void process.stderr.write(line + "\n") };
+
+// The OpenAPI documents are JSON or YAML, which protoplugin's GeneratedFile
+// would treat as TypeScript (transpiled for target=js, "use strict" for
+// legacy_commonjs); generateTs collects them here and run() adds them.
+let extraFiles: ExtraFile[] = [];
 
 const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
   name: "protoc-gen-a2a-http",
@@ -36,6 +44,7 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
       if (schema.options.stub) emitStubFile(schema, file, services);
       if (schema.options.client) emitClientFile(schema, file, services);
       if (schema.options.connect) emitConnectFile(schema, file, services);
+      if (schema.options.openapi.length > 0) extraFiles.push(...openApiFiles(schema, file, services));
     }
   },
 });
@@ -44,5 +53,14 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
 export const plugin: Plugin = {
   name: generator.name,
   version: generator.version,
-  run: (request) => generator.run({ ...request, parameter: withStandardDefaults(request.parameter) }),
+  run(request) {
+    extraFiles = [];
+    try {
+      const response = generator.run({ ...request, parameter: withStandardDefaults(request.parameter) });
+      for (const f of extraFiles) response.file.push(create(CodeGeneratorResponse_FileSchema, f));
+      return response;
+    } finally {
+      extraFiles = [];
+    }
+  },
 };
