@@ -28,6 +28,7 @@ import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_exp
 import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../gen/a2a_http_fastify.js";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../gen/a2a_http_hono.js";
 import { createExampleAgent, exampleAgentCard } from "./agent.js";
+import { docsAnswer } from "./docs.js";
 
 export type Framework = "express" | "fastify" | "hono";
 
@@ -110,6 +111,11 @@ export async function startExampleAgent(options: {
       case "express": {
         const app = express();
         app.get(cardPath, (_req, res) => void res.json(card()));
+        app.use((req, res, next) => {
+          const a = req.method === "GET" ? docsAnswer(req.path, url) : undefined;
+          if (a === undefined) return next();
+          res.status(a.status).type(a.type).send(a.body);
+        });
         app.use(jsonRpcPath, a2aServiceJsonRpcExpress(handlers));
         app.use("/", a2aServiceExpress(handlers));
         const server = await new Promise<import("node:http").Server>((ok) => {
@@ -128,6 +134,12 @@ export async function startExampleAgent(options: {
         // Without frameworkErrors, Fastify answers a malformed URL with its own body.
         const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
         app.get(cardPath, async () => card());
+        for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
+          app.get(path, async (req, reply) => {
+            const a = docsAnswer(req.url.split("?")[0]!, url)!;
+            return reply.code(a.status).type(a.type).send(a.body);
+          });
+        }
         await app.register(a2aServiceJsonRpcFastify, { handlers, prefix: jsonRpcPath });
         await app.register(a2aServiceFastify, { handlers });
         await app.listen({ port: options.port, host });
@@ -136,6 +148,12 @@ export async function startExampleAgent(options: {
       case "hono": {
         const app = new Hono();
         app.get(cardPath, (c) => c.json(card()));
+        for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
+          app.get(path, (c) => {
+            const a = docsAnswer(c.req.path, url)!;
+            return c.body(typeof a.body === "string" ? a.body : new Uint8Array(a.body), a.status as 200, { "content-type": a.type });
+          });
+        }
         app.route(jsonRpcPath, a2aServiceJsonRpcHono(handlers));
         app.route("/", a2aServiceHono(handlers));
         const server = await new Promise<ReturnType<typeof serve>>((ok) => {
@@ -216,6 +234,7 @@ async function main(): Promise<void> {
   console.log(`example agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
   if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2) on ${agent.grpcTarget}`);
   console.log(`agent card: ${agent.url}${cardPath}`);
+  console.log(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
