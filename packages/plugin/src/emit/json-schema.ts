@@ -25,8 +25,22 @@ const INPUT_ONLY = 4;
 
 export const componentRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
+type Commented = Parameters<typeof protoplugin.getComments>[0];
+// protoplugin finds a comment by a scan of the file's source locations; a
+// field's is asked for by its schema and again by its query or path parameter.
+const descriptions = new WeakMap<Commented, string | null>();
+
 /** The comment of a declaration, for a `description`: leading, else trailing, without AIP internal blocks. */
-export function descriptionOf(desc: Parameters<typeof protoplugin.getComments>[0]): string | undefined {
+export function descriptionOf(desc: Commented): string | undefined {
+  let d = descriptions.get(desc);
+  if (d === undefined) {
+    d = readDescription(desc) ?? null;
+    descriptions.set(desc, d);
+  }
+  return d ?? undefined;
+}
+
+function readDescription(desc: Commented): string | undefined {
   const c = protoplugin.getComments(desc);
   const raw = c.leading ?? c.trailing;
   if (raw === undefined) return undefined;
@@ -126,6 +140,8 @@ export function wellKnownSchema(typeName: string): JsonObject | undefined {
 export class SchemaSet {
   private readonly schemas = new Map<string, JsonObject>();
   private readonly fieldBehavior: DescExtension | undefined;
+  /** getOption decodes the option's bytes on every call. */
+  private readonly behaviorCache = new Map<DescField, { required: boolean; outputOnly: boolean; inputOnly: boolean }>();
 
   constructor(files: readonly DescFile[]) {
     // Read the option through the request's own copy of google/api/field_behavior.proto:
@@ -181,8 +197,13 @@ export class SchemaSet {
 
   /** What google.api.field_behavior says of a field. */
   behaviors(field: DescField): { required: boolean; outputOnly: boolean; inputOnly: boolean } {
-    const list = this.fieldBehavior ? (getOption(field, this.fieldBehavior) as number[]) : [];
-    return { required: list.includes(REQUIRED), outputOnly: list.includes(OUTPUT_ONLY), inputOnly: list.includes(INPUT_ONLY) };
+    let b = this.behaviorCache.get(field);
+    if (b === undefined) {
+      const list = this.fieldBehavior ? (getOption(field, this.fieldBehavior) as number[]) : [];
+      b = { required: list.includes(REQUIRED), outputOnly: list.includes(OUTPUT_ONLY), inputOnly: list.includes(INPUT_ONLY) };
+      this.behaviorCache.set(field, b);
+    }
+    return b;
   }
 
   /** All components, sorted by name. */

@@ -3,7 +3,7 @@
 // what the generated servers accept and answer; the HTTP rules themselves
 // live in the runtime, so this module only maps the route model to OpenAPI.
 import type { DescField, DescFile, DescMessage, DescMethod } from "@bufbuild/protobuf";
-import type { HttpBinding } from "../httprule/bindings.js";
+import { HttpRuleError, type HttpBinding } from "../httprule/bindings.js";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { protoplugin } from "../protoplugin.js";
@@ -234,7 +234,8 @@ interface Placed {
  * parameters' names; so a template whose key is taken by another template of
  * the same shape reuses that key's names, and one whose key and method are
  * taken (`/v1/{name=tasks/*}` beside `/v1/{name=tasks/* /configs/*}`) spells
- * the literals of its variables out instead.
+ * the literals of its variables out instead (a variable that is one literal
+ * then leaves no parameter: its value is fixed).
  */
 class PathTable {
   private readonly items = new Map<string, JsonObject>();
@@ -265,7 +266,9 @@ class PathTable {
       });
       return { key, item: item ?? {}, parameters };
     }
-    throw new Error(`cannot list ${b.method} ${b.path.template} (${b.rpc.name}) in OpenAPI: another binding takes the same method and path`);
+    throw new HttpRuleError(
+      `openapi: cannot list ${b.method} ${b.path.template} (${b.rpc.parent.typeName}.${b.rpc.name}) in OpenAPI 3.1: an earlier binding has the same method and a path that differs only in its variables' patterns (${b.rpc.parent.file.name}.proto); generate without openapi=true, or give one of them a literal segment`,
+    );
   }
 
   put(placed: Placed, method: string, op: JsonObject): void {
@@ -324,7 +327,7 @@ function pathParts(b: HttpBinding, expand: boolean, schemas: SchemaSet): (string
     }
     const field = v.fieldPath.join(".");
     const covered = segments.slice(v.start, v.end);
-    if (expand && covered.length > 1) {
+    if (expand && (covered.length > 1 || covered[0]!.kind === "literal")) {
       // Only where the one-parameter form is taken: the literals in the key, a parameter per wildcard.
       let n = 0;
       covered.forEach((s, j) => {
