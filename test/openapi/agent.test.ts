@@ -12,7 +12,7 @@ const frameworks: Framework[] = ["express", "fastify", "hono"];
 
 describe.each(frameworks)("%s: /openapi.json and /docs", (framework) => {
   let agent: RunningAgent;
-  beforeAll(async () => void (agent = await startExampleAgent({ framework, port: 0 })));
+  beforeAll(async () => void (agent = await startExampleAgent({ framework, port: 0, grpcPort: -1 })));
   afterAll(() => agent.close());
 
   test("the document is valid OpenAPI 3.1 and names this server", async () => {
@@ -45,7 +45,7 @@ describe("the example agent's answers validate against the document", () => {
   let doc: Doc;
   let validate: ReturnType<typeof componentValidators>;
   beforeAll(async () => {
-    agent = await startExampleAgent({ framework: "express", port: 0 });
+    agent = await startExampleAgent({ framework: "express", port: 0, grpcPort: -1 });
     doc = (await (await fetch(`${agent.url}/openapi.json`)).json()) as Doc;
     validate = componentValidators(doc, true);
   });

@@ -31,7 +31,7 @@ let profile = "";
 
 beforeAll(async () => {
   if (!present) return;
-  agent = await startExampleAgent({ framework: "hono", port: 0 });
+  agent = await startExampleAgent({ framework: "hono", port: 0, grpcPort: -1 });
   // A fresh profile every run (launchPersistentContext is how Playwright takes a --user-data-dir).
   profile = mkdtempSync(join(tmpdir(), "a2a-http-docs-"));
   context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: flags, viewport: { width: 1280, height: 2000 } });
