@@ -1,25 +1,52 @@
-// Requests per second of the generated server adapters against a bare route
-// of the same framework that answers the same JSON from the same data (the
-// floor), on loopback; and SSE events per second.
+// The generated server adapters against two baselines of the same run, on
+// loopback:
+// - the floor: a bare route of the same framework that answers the stored
+//   Task's JSON with JSON.stringify, as a hand-written server does (no
+//   protobuf-es at run time);
+// - the A2A JS SDK's own REST server (@a2a-js/sdk 1.3.0, restHandler over a
+//   DefaultRequestHandler and an InMemoryTaskStore, on Express).
 //
 //   npm run generate && node bench/server.mjs [seconds-per-run] [rounds]
 //   (BENCH_FRAMEWORKS=hono,... to run some frameworks only)
 //
 // Each server runs in its own child process (so it does not share a CPU with
-// autocannon, which runs here), on 127.0.0.1, port 0. Every run is bounded in
-// time (default 3 s) after a 1 s warm-up. GetTask answers a stored Task;
-// SendMessage parses the request (fromJson, as the adapter does) and answers
-// the stored Task wrapped in SendMessageResponse; the bare routes do the same
-// protobuf-es work by hand (fromJson/toJson) without the runtime. SSE:
-// SendStreamingMessage yields EVENTS events per request. Target: adapter
-// GetTask >= 0.8x its bare route.
+// autocannon, which runs here), on 127.0.0.1, port 0, with 10 connections.
+// Every run is bounded in time (default 3 s) after a 1 s warm-up, and the
+// servers of one framework take turns round by round, so that drift in the
+// machine's load hits them alike; each figure is the median of its rounds.
+// GetTask answers a stored 517-byte Task; SendMessage reads a small message and
+// answers that Task in SendMessageResponse; SendStreamingMessage answers EVENTS
+// events per request. The server's own CPU time per request (process.cpuUsage
+// around each run) is steadier than requests per second on a shared machine.
+// Targets: adapter CPU/request at least 0.8x the floor's (Express 0.9x),
+// Fastify and Hono at least 8x the SDK, SSE events/s at least 2x the SDK's.
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const EVENTS = 50;
+const CONNECTIONS = 10;
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
 const frameworks = (process.env.BENCH_FRAMEWORKS ?? "express,fastify,hono").split(",");
+
+/** The stored Task, as ProtoJSON (what every server answers for GetTask). */
+const TASK_JSON = {
+  id: "task-1",
+  contextId: "ctx-1",
+  status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-01-02T03:04:05.123Z" },
+  artifacts: [
+    {
+      artifactId: "artifact-1",
+      name: "answer",
+      parts: [{ text: "The quick brown fox jumps over the lazy dog; the lazy dog sleeps on." }],
+    },
+  ],
+  history: [
+    { messageId: "message-1", contextId: "ctx-1", taskId: "task-1", role: "ROLE_USER", parts: [{ text: "Tell me about the fox and the dog, please." }] },
+    { messageId: "message-2", contextId: "ctx-1", taskId: "task-1", role: "ROLE_AGENT", parts: [{ text: "Working on it." }] },
+  ],
+  metadata: { source: "bench" },
+};
 
 if (process.env.BENCH_CHILD) {
   await child(process.env.BENCH_CHILD);
@@ -33,117 +60,142 @@ async function main() {
     message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello world" }], contextId: "ctx-1" },
   });
   const headers = { "a2a-version": "1.0", "content-type": "application/json" };
-  const run = async (url, opts = {}, duration = seconds) => {
-    const r = await autocannon({ url, connections: 16, duration, headers, ...opts });
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    return r.requests.average;
-  };
-  // The server's own CPU time per request: steadier than requests/second on a
-  // shared machine, where the load generator and neighbours take turns.
+  const post = { method: "POST", body: send };
   const cpuOf = (proc) =>
     new Promise((resolve) => {
       proc.once("message", (m) => resolve(m.cpu));
       proc.send("cpu");
     });
-  const cpuRun = async (server, path, opts = {}) => {
+  /** One bounded run: requests/second and the server's CPU µs per request. */
+  const run = async (server, path, opts = {}, duration = seconds) => {
     const before = await cpuOf(server.proc);
-    const r = await autocannon({ url: server.base + path, connections: 16, duration: seconds, headers, ...opts });
+    const r = await autocannon({ url: server.base + path, connections: CONNECTIONS, duration, headers, ...opts });
     const after = await cpuOf(server.proc);
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    return { rps: r.requests.average, cpuUs: (after - before) / r.requests.total };
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${server.name} ${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    return { rps: r.requests.average, cpu: (after - before) / r.requests.total };
   };
-  const spawn = async (fw, mode) => {
+  const spawn = async (name) => {
     const proc = fork(fileURLToPath(import.meta.url), [], {
-      env: {
-        ...process.env,
-        BENCH_CHILD: `${fw}:${mode}`,
-      },
+      env: { ...process.env, BENCH_CHILD: name },
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const port = await new Promise((resolve, reject) => {
       proc.once("message", resolve);
-      proc.once("exit", (code) => reject(new Error(`${fw}:${mode} exited ${code}`)));
+      proc.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
     });
-    return { proc, base: `http://127.0.0.1:${port}/a2a` };
+    return { name, proc, base: `http://127.0.0.1:${port}/a2a` };
+  };
+  const stop = async (server) => {
+    server.proc.kill();
+    await new Promise((r) => server.proc.once("exit", r));
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const post = { method: "POST", body: send };
+
+  const cases = {
+    get: ["/tasks/task-1", {}],
+    send: ["/message:send", post],
+    sse: ["/message:stream", post],
+  };
+  /** Runs every case on every server, round by round, alternating the order. */
+  async function measure(servers, which) {
+    const got = new Map(servers.map((s) => [s, Object.fromEntries(which.map((c) => [c, []]))]));
+    for (const s of servers) for (const c of which) await run(s, ...cases[c], 1); // warm-up
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const c of which) for (const s of order) got.get(s)[c].push(await run(s, ...cases[c]));
+    }
+    const out = new Map();
+    for (const s of servers) {
+      const m = {};
+      for (const c of which) m[c] = { rps: median(got.get(s)[c].map((x) => x.rps)), cpu: median(got.get(s)[c].map((x) => x.cpu)) };
+      out.set(s.name, m);
+    }
+    return out;
+  }
+
+  const sdk = await spawn("sdk");
+  const sdkFig = (await measure([sdk], ["get", "send", "sse"])).get("sdk");
+  await stop(sdk);
   const rows = [];
   for (const fw of frameworks) {
-    // Both servers run at once and the runs alternate, so that drift in the
-    // machine's load hits adapter and floor alike; each figure is the median.
-    const servers = { adapter: await spawn(fw, "adapter"), bare: await spawn(fw, "bare") };
-    const got = { adapter: { get: [], send: [], getCpu: [] }, bare: { get: [], send: [], getCpu: [] } };
-    for (const mode of ["adapter", "bare"]) {
-      await run(`${servers[mode].base}/tasks/task-1`, {}, 1); // warm-up
-      await run(`${servers[mode].base}/message:send`, post, 1);
-    }
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? ["adapter", "bare"] : ["bare", "adapter"];
-      for (const mode of order) {
-        const g = await cpuRun(servers[mode], "/tasks/task-1");
-        got[mode].get.push(g.rps);
-        got[mode].getCpu.push(g.cpuUs);
-      }
-      for (const mode of order) got[mode].send.push(await run(`${servers[mode].base}/message:send`, post));
-    }
-    await run(`${servers.adapter.base}/message:stream`, post, 1);
-    const sse = (await run(`${servers.adapter.base}/message:stream`, post)) * EVENTS;
-    for (const mode of ["adapter", "bare"]) {
-      rows.push({ fw, mode, getRps: median(got[mode].get), getCpu: median(got[mode].getCpu), sendRps: median(got[mode].send), sse });
-      servers[mode].proc.kill();
-      await new Promise((r) => servers[mode].proc.once("exit", r));
-    }
+    const servers = [await spawn(`${fw}:adapter`), await spawn(`${fw}:floor`)];
+    const figs = await measure(servers, ["get", "send"]);
+    const sse = (await measure([servers[0]], ["sse"])).get(`${fw}:adapter`).sse;
+    rows.push({ fw, ours: { ...figs.get(`${fw}:adapter`), sse }, floor: figs.get(`${fw}:floor`) });
+    for (const s of servers) await stop(s);
   }
-  const fmt = (n) => Math.round(n).toLocaleString("en-US").padStart(9);
-  console.log(`server adapters vs bare routes, median of ${rounds} alternating ${seconds} s runs, 16 connections, loopback`);
-  console.log("framework  GetTask req/s adapter/bare (ratio)   GetTask server CPU µs/req bare/adapter (ratio)   SendMessage req/s adapter/bare (ratio)   SSE events/s");
-  for (const fw of frameworks) {
-    const a = rows.find((r) => r.fw === fw && r.mode === "adapter");
-    const b = rows.find((r) => r.fw === fw && r.mode === "bare");
-    const g = a.getRps / b.getRps;
-    const c = b.getCpu / a.getCpu;
-    const s = a.sendRps / b.sendRps;
-    const mark = (x) => `${x.toFixed(2)}x${x >= 0.8 ? "" : " < 0.8"}`;
+
+  const n = (x, w = 7) => Math.round(x).toLocaleString("en-US").padStart(w);
+  const us = (x) => x.toFixed(1).padStart(6);
+  const x = (r) => `${r.toFixed(2)}x`.padStart(6);
+  console.log(
+    `node ${process.version}; median of ${rounds} alternating ${seconds} s runs, ${CONNECTIONS} connections, loopback; ` +
+      `SDK = @a2a-js/sdk 1.3.0 restHandler (Express)`,
+  );
+  console.log("\nGetTask, server CPU µs per request (floor/ours and SDK/ours: higher is better for us)");
+  console.log("framework     ours  floor floor/ours    SDK  SDK/ours   |  req/s ours   floor     SDK");
+  for (const r of rows) {
+    const o = r.ours.get, f = r.floor.get, s = sdkFig.get;
     console.log(
-      `${fw.padEnd(9)} ${fmt(a.getRps)} /${fmt(b.getRps)} (${mark(g)})   ` +
-        `${b.getCpu.toFixed(1).padStart(7)} /${a.getCpu.toFixed(1).padStart(7)} (${mark(c)})   ` +
-        `${fmt(a.sendRps)} /${fmt(b.sendRps)} (${s.toFixed(2)}x)   ${fmt(a.sse)}`,
+      `${r.fw.padEnd(9)} ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)} ${us(s.cpu)}   ${x(s.cpu / o.cpu)}   |  ${n(o.rps, 10)} ${n(f.rps)} ${n(s.rps)}`,
+    );
+  }
+  console.log("\nSendMessage, server CPU µs per request");
+  console.log("framework     ours  floor floor/ours    SDK  SDK/ours   |  req/s ours   floor     SDK");
+  for (const r of rows) {
+    const o = r.ours.send, f = r.floor.send, s = sdkFig.send;
+    console.log(
+      `${r.fw.padEnd(9)} ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)} ${us(s.cpu)}   ${x(s.cpu / o.cpu)}   |  ${n(o.rps, 10)} ${n(f.rps)} ${n(s.rps)}`,
+    );
+  }
+  console.log(`\nSendStreamingMessage, ${EVENTS} events per request: events/s (ours/SDK), server CPU µs per event`);
+  for (const r of rows) {
+    const o = r.ours.sse, s = sdkFig.sse;
+    console.log(
+      `${r.fw.padEnd(9)} ${n(o.rps * EVENTS, 9)} / ${n(s.rps * EVENTS, 9)} (${x(o.rps / s.rps)})   CPU ${(o.cpu / EVENTS).toFixed(2)} / ${(s.cpu / EVENTS).toFixed(2)} µs`,
     );
   }
 }
 
 async function child(which) {
-  const [fw, mode] = which.split(":");
-  const { create, fromJson, toJson } = await import("@bufbuild/protobuf");
-  const pb = await import("../gen/a2a_pb.ts");
-  const task = create(pb.TaskSchema, {
-    id: "task-1",
-    contextId: "ctx-1",
-    status: { state: pb.TaskState.COMPLETED, timestamp: { seconds: 1767323045n, nanos: 123000000 } },
-    artifacts: [{ artifactId: "a1", parts: [{ content: { case: "text", value: "hello world" } }] }],
-    history: [{ messageId: "m1", role: pb.Role.USER, parts: [{ content: { case: "text", value: "hi" } }] }],
+  process.on("message", (m) => {
+    if (m === "cpu") {
+      const u = process.cpuUsage();
+      process.send({ cpu: u.user + u.system });
+    }
   });
+  const listen = which === "sdk" ? await sdkServer() : await ourServer(...which.split(":"));
+  listen((port) => process.send(port));
+}
+
+async function ourServer(fw, mode) {
+  const { create, fromJson } = await import("@bufbuild/protobuf");
+  const pb = await import("../gen/a2a_pb.ts");
+  // The adapter's handlers hold protobuf-es messages, as a real agent does.
+  const task = fromJson(pb.TaskSchema, TASK_JSON);
   const store = new Map([["task-1", task]]);
-  const sendResponse = (req) => {
-    void req.message?.messageId;
-    return create(pb.SendMessageResponseSchema, { payload: { case: "task", value: store.get("task-1") } });
-  };
   const event = create(pb.StreamResponseSchema, {
     payload: { case: "statusUpdate", value: { taskId: "task-1", contextId: "ctx-1", status: { state: pb.TaskState.WORKING } } },
   });
   const handlers = {
     getTask: (req) => store.get(req.id),
-    sendMessage: (req) => sendResponse(req),
+    sendMessage: (req) => {
+      void req.message?.messageId;
+      return { payload: { case: "task", value: store.get("task-1") } };
+    },
     async *sendStreamingMessage() {
       for (let i = 0; i < EVENTS; i++) yield event;
     },
   };
+  // The floor holds the JSON and stringifies it per request.
+  const json = new Map([["task-1", TASK_JSON]]);
   const type = "application/a2a+json";
-  const taskJson = (id) => JSON.stringify(toJson(pb.TaskSchema, store.get(id)));
-  const sendJson = (body) => JSON.stringify(toJson(pb.SendMessageResponseSchema, sendResponse(fromJson(pb.SendMessageRequestSchema, body, { ignoreUnknownFields: true }))));
-  let listen;
+  const taskJson = (id) => JSON.stringify(json.get(id));
+  const sendJson = (body) => {
+    void body?.message?.messageId;
+    return JSON.stringify({ task: json.get("task-1") });
+  };
   if (fw === "express") {
     const { default: express } = await import("express");
     const app = express();
@@ -154,10 +206,11 @@ async function child(which) {
       app.get("/a2a/tasks/:id", (req, res) => void res.type(type).send(taskJson(req.params.id)));
       app.post("/a2a/message\\:send", express.json(), (req, res) => void res.type(type).send(sendJson(req.body)));
     }
-    listen = (cb) => {
+    return (cb) => {
       const s = app.listen(0, "127.0.0.1", () => cb(s.address().port));
     };
-  } else if (fw === "fastify") {
+  }
+  if (fw === "fastify") {
     const { default: Fastify } = await import("fastify");
     const app = Fastify();
     if (mode === "adapter") {
@@ -167,28 +220,101 @@ async function child(which) {
       app.get("/a2a/tasks/:id", (req, reply) => reply.type(type).send(taskJson(req.params.id)));
       app.post("/a2a/message::send", (req, reply) => reply.type(type).send(sendJson(req.body)));
     }
-    listen = (cb) => app.listen({ port: 0, host: "127.0.0.1" }).then(() => cb(app.server.address().port));
-  } else {
-    const { Hono } = await import("hono");
-    const { serve } = await import("@hono/node-server");
-    const app = new Hono();
-    if (mode === "adapter") {
-      const { a2aServiceHono } = await import("../gen/a2a_http_hono.ts");
-      app.route("/a2a", a2aServiceHono(handlers));
-    } else {
-      app.get("/a2a/tasks/:id", (c) => c.body(taskJson(c.req.param("id")), 200, { "content-type": type }));
-      app.post("/a2a/message:send", async (c) => c.body(sendJson(await c.req.json()), 200, { "content-type": type }));
-    }
-    listen = (cb) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => cb(info.port));
-      void s;
-    };
+    return (cb) => app.listen({ port: 0, host: "127.0.0.1" }).then(() => cb(app.server.address().port));
   }
-  process.on("message", (m) => {
-    if (m === "cpu") {
-      const u = process.cpuUsage();
-      process.send({ cpu: u.user + u.system });
-    }
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const app = new Hono();
+  if (mode === "adapter") {
+    const { a2aServiceHono } = await import("../gen/a2a_http_hono.ts");
+    app.route("/a2a", a2aServiceHono(handlers));
+  } else {
+    app.get("/a2a/tasks/:id", (c) => c.body(taskJson(c.req.param("id")), 200, { "content-type": type }));
+    app.post("/a2a/message:send", async (c) => c.body(sendJson(await c.req.json()), 200, { "content-type": type }));
+  }
+  return (cb) => serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => cb(info.port));
+}
+
+/** The SDK's REST server with the same stored Task, in the SDK's own (ts-proto) shape. */
+async function sdkServer() {
+  const { default: express } = await import("express");
+  const { Role, TaskState } = await import("@a2a-js/sdk");
+  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import("@a2a-js/sdk/server");
+  const { restHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
+  const part = (text) => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" });
+  const message = (m) => ({
+    messageId: m.messageId,
+    contextId: m.contextId,
+    taskId: m.taskId,
+    role: m.role === "ROLE_USER" ? Role.ROLE_USER : Role.ROLE_AGENT,
+    parts: m.parts.map((p) => part(p.text)),
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
   });
-  listen((port) => process.send(port));
+  const task = {
+    id: TASK_JSON.id,
+    contextId: TASK_JSON.contextId,
+    status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: TASK_JSON.status.timestamp, message: undefined },
+    artifacts: TASK_JSON.artifacts.map((a) => ({
+      artifactId: a.artifactId,
+      name: a.name,
+      description: "",
+      parts: a.parts.map((p) => part(p.text)),
+      metadata: undefined,
+      extensions: [],
+    })),
+    history: TASK_JSON.history.map(message),
+    metadata: TASK_JSON.metadata,
+  };
+  const store = new InMemoryTaskStore();
+  // The SDK scopes tasks by user; unauthenticated requests resolve to the same scope as {}.
+  await store.save(task, {});
+  const executor = {
+    async execute(ctx, bus) {
+      bus.publish(AgentEvent.task({ ...task, id: ctx.taskId, contextId: ctx.contextId }));
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  const streamExecutor = {
+    async execute(ctx, bus) {
+      bus.publish(AgentEvent.task({ ...task, id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_WORKING, timestamp: undefined, message: undefined } }));
+      for (let i = 1; i < EVENTS; i++) {
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId: ctx.taskId,
+            contextId: ctx.contextId,
+            status: { state: TaskState.TASK_STATE_WORKING, timestamp: undefined, message: undefined },
+            metadata: undefined,
+          }),
+        );
+      }
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  const card = {
+    name: "bench",
+    description: "bench",
+    version: "1.0.0",
+    supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" }],
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [],
+    signatures: [],
+  };
+  const unary = new DefaultRequestHandler(card, store, executor);
+  const streaming = new DefaultRequestHandler(card, new InMemoryTaskStore(), streamExecutor);
+  const app = express();
+  // SendStreamingMessage goes to a handler whose executor streams EVENTS events.
+  const rest = restHandler({ requestHandler: unary, userBuilder: UserBuilder.noAuthentication });
+  const restStream = restHandler({ requestHandler: streaming, userBuilder: UserBuilder.noAuthentication });
+  app.use("/a2a", (req, res, next) => (req.url.startsWith("/message:stream") ? restStream(req, res, next) : rest(req, res, next)));
+  return (cb) => {
+    const s = app.listen(0, "127.0.0.1", () => cb(s.address().port));
+  };
 }
