@@ -19,6 +19,7 @@ import {
   type Message,
 } from "@bufbuild/protobuf";
 import { compiledFromJson, compiledToJson, fastFromJson, fastToJson } from "../../packages/runtime/src/codec/fast-json.js";
+import { AnySchema, DurationSchema, EmptySchema, FieldMaskSchema, StructSchema, TimestampSchema, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { file_a2a } from "../../gen/a2a_pb.js";
 import { file_a2a_v0_3 } from "../../gen/a2a-v0_3_pb.js";
 import { file_acme_edge_v1_edge } from "../../gen/acme/edge/v1/edge_pb.js";
@@ -35,7 +36,7 @@ function messagesOf(file: DescFile): DescMessage[] {
 }
 
 const files = [file_a2a, file_a2a_v0_3, file_acme_edge_v1_edge, file_acme_library_v1_library];
-const all = files.flatMap(messagesOf);
+const all = [...files.flatMap(messagesOf), TimestampSchema, DurationSchema, StructSchema, ValueSchema, FieldMaskSchema, AnySchema, EmptySchema];
 const runs = Number(process.env.FAST_JSON_RUNS ?? 25);
 
 const is64 = (t: ScalarType) =>
@@ -231,6 +232,19 @@ describe("compiled JSON codecs agree with protobuf-es", () => {
     expect(compiledToJson(desc, msg!)).toEqual(toJson(desc, msg!));
     const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageRequest")!;
     expect(compiledFromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] }, configuration: { historyLength: 3 } })).toBeDefined();
+  });
+  it("timestamps read as protobuf-es reads them", () => {
+    const texts = [
+      "2026-01-02T03:04:05Z", "2026-01-02T03:04:05.1Z", "2026-01-02T03:04:05.123456789Z", "2026-01-02T03:04:05.1234567891Z",
+      "2026-01-02T03:04:05+01:00", "2026-01-02T03:04:05.5-05:30", "2026-01-02T03:04:05", "2026-01-02t03:04:05Z",
+      "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-02T24:00:00Z", "2026-01-02T23:59:60Z", "0000-12-31T23:59:59Z",
+      "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00",
+      " 2026-01-02T03:04:05Z", "2026-01-02T03:04:05.Z", "+02026-01-02T03:04:05Z", "2026-01-02T03:04:05+1:00",
+    ];
+    for (const t of texts) {
+      expect(outcome(() => fastFromJson(TimestampSchema, t)), t).toEqual(outcome(() => fromJson(TimestampSchema, t)));
+    }
+    expect(compiledFromJson(TimestampSchema, "2026-01-02T03:04:05.5-05:30")).toBeDefined();
   });
   it("non-object JSON and init shapes of the wrong type fall back to protobuf-es", () => {
     const desc = all.find((m) => m.name === "Task")!;

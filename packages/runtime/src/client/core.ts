@@ -10,6 +10,8 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import { fastFromJson, fastToJson } from "../codec/fast-json.js";
+import type { JsonCodec } from "../codec/codec.js";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import { appendQuery, choosePlan, clientError, compileBinding, type BindingPlan } from "./plan.js";
@@ -71,6 +73,13 @@ export interface ClientOptions {
    * {@link pickTransport} chooses it from an agent card.
    */
   readonly transport?: "http+json" | "jsonrpc" | undefined;
+  /**
+   * How request and response JSON is written and read. `compiled` (default):
+   * codecs worked out once per message type, giving exactly what protobuf-es
+   * gives; `protobuf-es`: its reflective toJson/fromJson on every call. With
+   * a registry, protobuf-es is used either way.
+   */
+  readonly jsonCodec?: JsonCodec | undefined;
 }
 
 /** Options of one call. */
@@ -107,6 +116,9 @@ interface RpcPlan {
   readonly tenantJsonName: string | undefined;
   /** True when a top-level `"error"` key in a stream event is a field of the output, not an error. */
   readonly outputHasErrorField: boolean;
+  /** The headers of a call without a headers function, as entries: with a body, and without. */
+  readonly headersWithBody: [string, string][];
+  readonly headersWithoutBody: [string, string][];
 }
 
 /**
@@ -140,6 +152,23 @@ export function createRouteClient<T>(
   const headersFn = typeof options.headers === "function" ? options.headers : undefined;
   const writeOptions = registry ? { registry } : undefined;
   const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
+  const compiled = registry === undefined && options.jsonCodec !== "protobuf-es";
+  const writeJson = compiled
+    ? (desc: DescMessage, msg: Message) => fastToJson(desc, msg)
+    : (desc: DescMessage, msg: Message) => toJson(desc, msg, writeOptions);
+  const readJson = compiled
+    ? (desc: DescMessage, json: JsonValue) => fastFromJson(desc, json)
+    : (desc: DescMessage, json: JsonValue) => fromJson(desc, json, readOptions);
+  /** The static headers with the defaults that they leave unset, worked out once per kind of call. */
+  const baseHeaders = (streaming: boolean, withBody: boolean): [string, string][] => {
+    const h = new Headers(staticHeaders);
+    if (a2a && !h.has("A2A-Version")) h.set("A2A-Version", a2aVersion);
+    if (!h.has("Accept")) h.set("Accept", streaming ? "text/event-stream" : acceptUnary);
+    if (withBody && !h.has("Content-Type")) h.set("Content-Type", contentType);
+    const entries: [string, string][] = [];
+    h.forEach((v, k) => void entries.push([k, v]));
+    return entries;
+  };
 
   let send: ClientNext = (req) => {
     const init: RequestInit = { method: req.method, headers: req.headers };
@@ -168,6 +197,8 @@ export function createRouteClient<T>(
       plans: bindings.map((b) => compileBinding(b, clientMethod(b, a2a))),
       tenantJsonName: tenantField?.jsonName,
       outputHasErrorField: first.output.fields.some((f) => f.jsonName === "error" || f.name === "error"),
+      headersWithBody: baseHeaders(first.streaming === "server", true),
+      headersWithoutBody: baseHeaders(first.streaming === "server", false),
     };
     client[rpc] = plan.streaming
       ? (request, callOptions) => stream(plan, request, callOptions)
@@ -184,7 +215,7 @@ export function createRouteClient<T>(
     let json: JsonObject;
     try {
       const msg = create(plan.input, request as never) as Message;
-      json = toJson(plan.input, msg as never, writeOptions) as JsonObject;
+      json = writeJson(plan.input, msg) as JsonObject;
     } catch (cause) {
       if (cause instanceof RpcError) throw cause;
       throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);
@@ -207,11 +238,16 @@ export function createRouteClient<T>(
       appendQuery(plan.rpc, plan.input, json, "", query);
       if (query.length > 0) url += "?" + query.join("&");
     }
-    const headers = new Headers(staticHeaders);
-    if (headersFn) new Headers(await headersFn()).forEach((v, k) => headers.set(k, v));
-    if (a2a && !headers.has("A2A-Version")) headers.set("A2A-Version", a2aVersion);
-    if (!headers.has("Accept")) headers.set("Accept", plan.streaming ? "text/event-stream" : acceptUnary);
-    if (body !== undefined && !headers.has("Content-Type")) headers.set("Content-Type", contentType);
+    let headers: Headers;
+    if (headersFn) {
+      headers = new Headers(staticHeaders);
+      new Headers(await headersFn()).forEach((v, k) => headers.set(k, v));
+      if (a2a && !headers.has("A2A-Version")) headers.set("A2A-Version", a2aVersion);
+      if (!headers.has("Accept")) headers.set("Accept", plan.streaming ? "text/event-stream" : acceptUnary);
+      if (body !== undefined && !headers.has("Content-Type")) headers.set("Content-Type", contentType);
+    } else {
+      headers = new Headers(body !== undefined ? plan.headersWithBody : plan.headersWithoutBody);
+    }
     if (callOptions?.headers) new Headers(callOptions.headers).forEach((v, k) => headers.set(k, v));
     return {
       chosen,
@@ -252,7 +288,7 @@ export function createRouteClient<T>(
     }
     if (chosen.responseJsonName !== undefined) json = { [chosen.responseJsonName]: json };
     try {
-      return fromJson(plan.output, json, readOptions);
+      return readJson(plan.output, json);
     } catch (cause) {
       throw new RpcError(Code.INTERNAL, `${plan.rpc}: the response is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
         httpStatus: status,
@@ -364,7 +400,7 @@ export function createRouteClient<T>(
     }
     if (chosen.responseJsonName !== undefined) json = { [chosen.responseJsonName]: json };
     try {
-      return fromJson(plan.output, json, readOptions);
+      return readJson(plan.output, json);
     } catch (cause) {
       throw new RpcError(Code.INTERNAL, `${plan.rpc}: a stream event is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
         httpStatus: status,

@@ -165,9 +165,10 @@ function compile(desc: DescMessage): Codec | null {
     outs.push({ jsonName: f.jsonName, write: writer(f, value.write) });
   }
 
+  const make = zeroMessage(desc);
   const decode: Decode = (json, depth) => {
     if (json === null || typeof json !== "object" || Array.isArray(json) || depth > MAX_DEPTH) giveUp();
-    const msg = create(desc) as unknown as Obj;
+    const msg = make();
     for (const key of Object.keys(json as Obj)) {
       const f = byKey.get(key);
       if (f === undefined) continue;
@@ -205,6 +206,33 @@ function compile(desc: DescMessage): Codec | null {
     return json;
   };
   return { decode, encode };
+}
+
+/**
+ * What `create(desc)` gives, made without walking the descriptor each time:
+ * a copy of one zero message with fresh lists, maps and oneofs. Messages that
+ * keep defaults on a prototype (proto2, editions) still go through create().
+ */
+function zeroMessage(desc: DescMessage): () => Obj {
+  const template = create(desc) as unknown as Obj;
+  if (Object.getPrototypeOf(template) !== Object.prototype) return () => create(desc) as unknown as Obj;
+  const keys = Object.keys(template);
+  const kinds = keys.map((k) => {
+    const v = template[k];
+    if (Array.isArray(v)) return 1;
+    if (v instanceof Uint8Array) return 4;
+    if (v !== null && typeof v === "object") return "case" in v ? 2 : 3;
+    return 0;
+  });
+  return () => {
+    const msg: Obj = {};
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const kind = kinds[i];
+      msg[k] = kind === 0 ? template[k] : kind === 1 ? [] : kind === 2 ? { case: undefined } : kind === 4 ? new Uint8Array(0) : {};
+    }
+    return msg;
+  };
 }
 
 /** How one field's (or one element's) value reads and writes. */
@@ -436,16 +464,25 @@ function copyJson(v: unknown, depth: number, reading: boolean): unknown {
 const MIN_SECONDS = Date.parse("0001-01-01T00:00:00Z") / 1000;
 const MAX_SECONDS = Date.parse("9999-12-31T23:59:59Z") / 1000;
 
-/** Timestamp as RFC 3339 with 0, 3, 6 or 9 fractional digits, as protobuf-es writes it; reading is protobuf-es's. */
+/** Timestamp as RFC 3339: written with 0, 3, 6 or 9 fractional digits, read with 0 to 9 and an offset, as protobuf-es does. */
+const rfc3339 = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,9}))?(?:Z|([+-][0-9]{2}:[0-9]{2}))$/;
+
 function timestampCodec(desc: DescMessage): Codec {
+  const make = zeroMessage(desc);
   return {
     decode: (json) => {
       if (typeof json !== "string") giveUp();
-      try {
-        return fromJson(desc, json as JsonValue);
-      } catch {
-        return giveUp();
-      }
+      const m = rfc3339.exec(json as string);
+      if (m === null) giveUp();
+      // The same reading as protobuf-es: the date and time (with its offset) to
+      // Date.parse, the fraction to nanos.
+      const ms = Date.parse(`${m![1]}T${m![2]}${m![4] ?? "Z"}`);
+      if (Number.isNaN(ms) || ms < MIN_SECONDS * 1000 || ms > MAX_SECONDS * 1000) giveUp();
+      const frac = m![3];
+      const ts = make();
+      ts["seconds"] = BigInt(ms / 1000);
+      ts["nanos"] = frac === undefined ? 0 : Number(frac.padEnd(9, "0"));
+      return ts;
     },
     encode: (value) => {
       const { seconds, nanos } = value as { seconds: unknown; nanos: unknown };

@@ -2,6 +2,7 @@
 import { fromJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { isFieldError } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
+import { compiledFromJson } from "./fast-json.js";
 import { fieldByName } from "./names.js";
 import { enumValueList } from "./values.js";
 
@@ -169,7 +170,19 @@ export function jsonError(desc: DescMessage, json: unknown, e: unknown, registry
  * unknown keys is parsed once; only when it fails is the lenient one run and
  * the JSON searched for an enum name that it dropped.
  */
-export function messageFromJson(desc: DescMessage, json: JsonValue, registry: Registry | undefined): Message {
+export function messageFromJson(
+  desc: DescMessage,
+  json: JsonValue,
+  registry: Registry | undefined,
+  codec: "compiled" | "protobuf-es" = "compiled",
+): Message {
+  // The compiled decoder succeeds only where protobuf-es's lenient parse
+  // gives the same message and no enum name was dropped (it gives up on an
+  // unknown one), so its answer is the answer; otherwise on as before.
+  if (registry === undefined && codec !== "protobuf-es") {
+    const fast = compiledFromJson(desc, json);
+    if (fast !== undefined) return fast;
+  }
   try {
     return fromJson(desc, json, registry ? { registry } : undefined);
   } catch {

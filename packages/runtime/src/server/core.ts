@@ -1,5 +1,5 @@
 import { create, type Message } from "@bufbuild/protobuf";
-import { checkRequired, decodeRequest, encodeResponse, parseJsonBody } from "../codec/index.js";
+import { checkRequired, decodeRequest, encodeResponse, parseJsonBody, type JsonCodec } from "../codec/index.js";
 import {
   A2A_DEFAULT_VERSIONS,
   A2A_MEDIA_TYPE,
@@ -100,6 +100,12 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
    * INTERNAL without the error's message). Default: `console.error`.
    */
   readonly onError?: (error: unknown, info: ServerErrorInfo) => void;
+  /**
+   * How request and response JSON is read and written. `compiled` (default):
+   * codecs worked out once per message type, giving exactly what protobuf-es
+   * gives; `protobuf-es`: its reflective fromJson/toJson on every request.
+   */
+  readonly jsonCodec?: JsonCodec;
 }
 
 /** What generated adapters pass besides the user's options. */
@@ -141,9 +147,10 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const versionVerdicts = new Map<string, boolean>();
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
-  const decodeOptions = a2a ? { commaLists: true } : undefined;
+  const jsonCodec = options.jsonCodec ?? "compiled";
+  const decodeOptions = a2a ? { commaLists: true, jsonCodec } : { jsonCodec };
   // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
-  const encodeOptions = a2a ? { emitRequired: true } : undefined;
+  const encodeOptions = a2a ? { emitRequired: true, jsonCodec } : { jsonCodec };
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
   const h = handlers as Record<string, unknown>;
 
