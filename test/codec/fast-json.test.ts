@@ -18,6 +18,9 @@ import {
   type JsonValue,
   type Message,
 } from "@bufbuild/protobuf";
+import { decodeRequest, encodeResponse } from "../../packages/runtime/src/codec/index.js";
+import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
+import { a2a } from "./helpers.js";
 import { compiledFromJson, compiledToJson, fastFromJson, fastToJson } from "../../packages/runtime/src/codec/fast-json.js";
 import { AnySchema, DurationSchema, EmptySchema, FieldMaskSchema, StructSchema, TimestampSchema, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { file_a2a } from "../../gen/a2a_pb.js";
@@ -233,6 +236,19 @@ describe("compiled JSON codecs agree with protobuf-es", () => {
     const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageRequest")!;
     expect(compiledFromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] }, configuration: { historyLength: 3 } })).toBeDefined();
   });
+  it("timestamps written as protobuf-es writes them, over the whole range", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -62135596800n, max: 253402300799n }), fc.integer({ min: 0, max: 999_999_999 }), (seconds, nanos) => {
+        const ts = create(TimestampSchema, { seconds, nanos });
+        expect(compiledToJson(TimestampSchema, ts)).toBe(toJson(TimestampSchema, ts));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const seconds of [-62135596800n, 253402300799n, 0n, -1n, 951782400n, 951868800n, 4107542400n, -2203891200n]) {
+      const ts = create(TimestampSchema, { seconds });
+      expect(compiledToJson(TimestampSchema, ts)).toBe(toJson(TimestampSchema, ts));
+    }
+  });
   it("timestamps read as protobuf-es reads them", () => {
     const texts = [
       "2026-01-02T03:04:05Z", "2026-01-02T03:04:05.1Z", "2026-01-02T03:04:05.123456789Z", "2026-01-02T03:04:05.1234567891Z",
@@ -253,5 +269,46 @@ describe("compiled JSON codecs agree with protobuf-es", () => {
     }
     const other = create(all.find((m) => m.name === "Message")!);
     expect(outcome(() => fastToJson(desc, other as never))).toEqual(outcome(() => toJson(desc, other as never)));
+  });
+});
+
+describe("the jsonCodec option", () => {
+  const bodies: unknown[] = [
+    { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }, { data: { a: [1, null] } }] }, metadata: { k: "v" } },
+    { message: { messageId: "m1", role: "ROLE_NOPE" } },
+    { message: { messageId: 7 } },
+    { message: { message_id: "m1", messageId: "m2" } },
+    { configuration: { historyLength: "3" } },
+    { message: { parts: [{ text: "a", data: {} }] } },
+  ];
+  it("the server decodes and encodes alike either way", () => {
+    const route = a2a("sendMessage");
+    for (const body of bodies) {
+      const run = (jsonCodec: "compiled" | "protobuf-es") =>
+        outcome(() => {
+          const msg = decodeRequest(route, { variables: {}, query: "", body }, { jsonCodec });
+          return JSON.stringify(encodeResponse(a2a("getTask"), create(a2a("getTask").output, { id: "t", history: msg.message ? [msg.message] : [] }), { jsonCodec }));
+        });
+      expect(run("compiled"), JSON.stringify(body)).toEqual(run("protobuf-es"));
+    }
+  });
+  it("the client decodes alike either way", async () => {
+    const answers = [
+      '{"id":"t1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05.5+01:00"},"metadata":{"x":[1]}}',
+      '{"id":"t1","status":{"state":"TASK_STATE_UNHEARD_OF"}}',
+      '{"id":5}',
+      '{"id":"t1","status":{"timestamp":"2026-13-01T00:00:00Z"}}',
+    ];
+    for (const text of answers) {
+      const fetch = async () => new Response(text, { status: 200, headers: { "content-type": "application/json" } });
+      const get = async (jsonCodec: "compiled" | "protobuf-es") => {
+        try {
+          return { ok: await createA2AServiceClient({ baseUrl: "http://127.0.0.1:1", fetch, jsonCodec }).getTask({ id: "t1" }) };
+        } catch (e) {
+          return { error: String(e) };
+        }
+      };
+      expect(await get("compiled"), text).toStrictEqual(await get("protobuf-es"));
+    }
   });
 });
