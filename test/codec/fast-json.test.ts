@@ -18,7 +18,8 @@ import {
   type JsonValue,
   type Message,
 } from "@bufbuild/protobuf";
-import { decodeRequest, encodeResponse } from "../../packages/runtime/src/codec/index.js";
+import { checkRequired, decodeRequest, encodeResponse } from "../../packages/runtime/src/codec/index.js";
+import { requiredViolations } from "../../packages/runtime/src/codec/required.js";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
 import { a2a } from "./helpers.js";
 import { compiledFromJson, compiledToJson, fastFromJson, fastToJson } from "../../packages/runtime/src/codec/fast-json.js";
@@ -270,6 +271,21 @@ describe("compiled JSON codecs agree with protobuf-es", () => {
     const other = create(all.find((m) => m.name === "Message")!);
     expect(outcome(() => fastToJson(desc, other as never))).toEqual(outcome(() => toJson(desc, other as never)));
   });
+});
+
+describe("the REQUIRED check's fast path", () => {
+  for (const name of ["lf.a2a.v1.SendMessageRequest", "lf.a2a.v1.TaskPushNotificationConfig", "lf.a2a.v1.Task", "lf.a2a.v1.AgentCard"]) {
+    const desc = all.find((m) => m.typeName === name)!;
+    it(`${name}: checkRequired throws exactly when reflect() finds a missing field`, () => {
+      fc.assert(
+        fc.property(message(desc, 3), (msg) => {
+          const missing = requiredViolations(desc, msg).length > 0;
+          expect(outcome(() => checkRequired(desc, msg)).hasOwnProperty("error")).toBe(missing);
+        }),
+        { numRuns: runs * 4 },
+      );
+    });
+  }
 });
 
 describe("the jsonCodec option", () => {

@@ -146,6 +146,19 @@ function scalarText(v: JsonValue): string | undefined {
 }
 
 /** Picks the binding (design.md "Choosing a binding") and fills its path. */
+/** The path values of a binding, or why it cannot be used. */
+function pathValues(plan: BindingPlan, json: JsonObject): string[] | string {
+  const values: string[] = [];
+  for (const v of plan.variables) {
+    const raw = lookup(json, v.jsonPath);
+    const text = raw === undefined ? undefined : scalarText(raw);
+    if (text === undefined || text === "") return `field ${v.name} is not set`;
+    if (!v.pattern.test(text)) return `field ${v.name} ${JSON.stringify(text)} does not match the pattern ${v.patternText}`;
+    values.push(text);
+  }
+  return values;
+}
+
 export function choosePlan(
   rpc: string,
   plans: readonly BindingPlan[],
@@ -153,36 +166,21 @@ export function choosePlan(
 ): { plan: BindingPlan; path: string } {
   let best: BindingPlan | undefined;
   let bestValues: string[] | undefined;
-  const reasons: string[] = [];
   for (const plan of plans) {
-    if (plan.unfillable !== undefined) {
-      reasons.push(`${plan.binding.method} ${plan.binding.template}: ${plan.unfillable}`);
-      continue;
-    }
+    if (plan.unfillable !== undefined) continue;
     if (best && plan.variables.length <= best.variables.length) continue;
-    const values: string[] = [];
-    let why: string | undefined;
-    for (const v of plan.variables) {
-      const raw = lookup(json, v.jsonPath);
-      const text = raw === undefined ? undefined : scalarText(raw);
-      if (text === undefined || text === "") {
-        why = `field ${v.name} is not set`;
-        break;
-      }
-      if (!v.pattern.test(text)) {
-        why = `field ${v.name} ${JSON.stringify(text)} does not match the pattern ${v.patternText}`;
-        break;
-      }
-      values.push(text);
-    }
-    if (why !== undefined) {
-      reasons.push(`${plan.binding.method} ${plan.binding.template}: ${why}`);
-      continue;
-    }
+    const values = pathValues(plan, json);
+    if (typeof values === "string") continue;
     best = plan;
     bestValues = values;
   }
   if (!best || !bestValues) {
+    // Why each binding was passed over, worked out only now: a call that
+    // succeeds should not pay for the sentences.
+    const reasons = plans.map((plan) => {
+      const why = plan.unfillable ?? (pathValues(plan, json) as string);
+      return `${plan.binding.method} ${plan.binding.template}: ${why}`;
+    });
     throw clientError(Code.INVALID_ARGUMENT, `${rpc}: no HTTP binding fits the request (${reasons.join("; ")})`);
   }
   let path = "";

@@ -220,10 +220,10 @@ function impliedMask(msg: ReflectMessage, f: DescField): MaskNode | null {
  */
 export function checkRequired(schema: DescMessage, message: Message): void {
   if (plan(schema) === null) return;
-  const out: { field: string; description: string }[] = [];
-  const maskField = updateMaskField(schema);
-  if (maskField) walkUpdate(reflect(schema, message, false), maskField, out);
-  else walk(reflect(schema, message, false), "", out);
+  // Almost every request is complete: find that out by plain property access,
+  // and walk again with reflect() and field paths only when something may be missing.
+  if (!mayMiss(schema, message as unknown as Fields)) return;
+  const out = requiredViolations(schema, message);
   if (out.length === 0) return;
   const names = out.map((v) => v.field);
   throw new RpcError(
@@ -231,6 +231,72 @@ export function checkRequired(schema: DescMessage, message: Message): void {
     `missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`,
     [badRequest(out)],
   );
+}
+
+/** The missing REQUIRED fields, found through reflect() (the reference for the fast check). */
+export function requiredViolations(schema: DescMessage, message: Message): { field: string; description: string }[] {
+  const out: { field: string; description: string }[] = [];
+  if (plan(schema) === null) return out;
+  const maskField = updateMaskField(schema);
+  if (maskField) walkUpdate(reflect(schema, message, false), maskField, out);
+  else walk(reflect(schema, message, false), "", out);
+  return out;
+}
+
+/**
+ * False when every REQUIRED field below `msg` is certainly set; true when
+ * one may not be (reflect() decides). Unsure cases (explicit presence,
+ * int64 held as a string, odd values) answer true. An update_mask only ever
+ * narrows what is checked, so "all set" holds for updates too.
+ */
+function mayMiss(desc: DescMessage, msg: Fields): boolean {
+  const p = plan(desc);
+  if (p === null) return false;
+  if (msg === null || typeof msg !== "object") return true;
+  for (const f of p.required) {
+    if (f.oneof) {
+      // Set, or another member is (then this one does not count): either way, fine.
+      const c = (msg[f.oneof.localName] as { case?: unknown } | undefined)?.case;
+      if (c === undefined) return true;
+      continue;
+    }
+    const v = msg[f.localName];
+    switch (f.fieldKind) {
+      case "list":
+        if (!Array.isArray(v) || v.length === 0) return true;
+        break;
+      case "map":
+        if (v === null || typeof v !== "object" || Object.keys(v).length === 0) return true;
+        break;
+      case "message":
+        if (v === undefined || v === null) return true;
+        break;
+      default:
+        if (f.presence !== IMPLICIT) return true;
+        if (v === "" || v === 0 || v === false || v === 0n || typeof v === "object" || v === undefined) return true;
+    }
+  }
+  for (const f of p.descend) {
+    let value: unknown;
+    if (f.oneof) {
+      const o = msg[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
+      value = o?.case === f.localName ? o.value : undefined;
+    } else {
+      value = msg[f.localName];
+    }
+    if (value === undefined) continue;
+    const type = messageType(f)!;
+    if (f.fieldKind === "message") {
+      if (mayMiss(type, value as Fields)) return true;
+    } else if (f.fieldKind === "list") {
+      if (!Array.isArray(value)) return true;
+      for (const e of value) if (mayMiss(type, e as Fields)) return true;
+    } else {
+      if (value === null || typeof value !== "object") return true;
+      for (const k of Object.keys(value)) if (mayMiss(type, (value as Fields)[k] as Fields)) return true;
+    }
+  }
+  return false;
 }
 
 /**
