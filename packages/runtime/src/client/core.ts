@@ -171,7 +171,7 @@ export function createRouteClient<T>(
   };
 
   let send: ClientNext = (req) => {
-    const init: RequestInit = { method: req.method, headers: req.headers };
+    const init: RequestInit = { method: req.method, headers: req instanceof OutgoingRequest ? req.headersInit() : req.headers };
     if (req.body !== undefined) init.body = req.body;
     if (req.signal) init.signal = req.signal;
     return (options.fetch ?? globalThis.fetch)(req.url, init);
@@ -211,7 +211,7 @@ export function createRouteClient<T>(
     plan: RpcPlan,
     request: object,
     callOptions: CallOptions | undefined,
-  ): Promise<{ chosen: BindingPlan; req: Omit<ClientRequest, "signal"> }> {
+  ): Promise<{ chosen: BindingPlan; req: OutgoingRequest }> {
     let json: JsonObject;
     try {
       const msg = create(plan.input, request as never) as Message;
@@ -238,20 +238,25 @@ export function createRouteClient<T>(
       appendQuery(plan.rpc, plan.input, json, "", query);
       if (query.length > 0) url += "?" + query.join("&");
     }
-    let headers: Headers;
+    let headers: Headers | [string, string][];
     if (headersFn) {
-      headers = new Headers(staticHeaders);
-      new Headers(await headersFn()).forEach((v, k) => headers.set(k, v));
-      if (a2a && !headers.has("A2A-Version")) headers.set("A2A-Version", a2aVersion);
-      if (!headers.has("Accept")) headers.set("Accept", plan.streaming ? "text/event-stream" : acceptUnary);
-      if (body !== undefined && !headers.has("Content-Type")) headers.set("Content-Type", contentType);
+      const h = new Headers(staticHeaders);
+      new Headers(await headersFn()).forEach((v, k) => h.set(k, v));
+      if (a2a && !h.has("A2A-Version")) h.set("A2A-Version", a2aVersion);
+      if (!h.has("Accept")) h.set("Accept", plan.streaming ? "text/event-stream" : acceptUnary);
+      if (body !== undefined && !h.has("Content-Type")) h.set("Content-Type", contentType);
+      headers = h;
     } else {
-      headers = new Headers(body !== undefined ? plan.headersWithBody : plan.headersWithoutBody);
+      headers = body !== undefined ? plan.headersWithBody : plan.headersWithoutBody;
     }
-    if (callOptions?.headers) new Headers(callOptions.headers).forEach((v, k) => headers.set(k, v));
+    if (callOptions?.headers) {
+      const h = headers instanceof Headers ? headers : new Headers(headers);
+      new Headers(callOptions.headers).forEach((v, k) => h.set(k, v));
+      headers = h;
+    }
     return {
       chosen,
-      req: { rpc: plan.rpc, binding: chosen.binding, streaming: plan.streaming, method: chosen.method, url, headers, body },
+      req: new OutgoingRequest(plan.rpc, chosen.binding, plan.streaming, chosen.method, url, headers, body),
     };
   }
 
@@ -259,7 +264,8 @@ export function createRouteClient<T>(
     const { chosen, req: prepared } = await prepare(plan, request, callOptions);
     const call = startCall(callOptions, options.timeoutMs, false);
     try {
-      const req: ClientRequest = { ...prepared, signal: call.signal };
+      const req = prepared;
+      req.signal = call.signal;
       let res: Response;
       let text: string;
       try {
@@ -303,7 +309,8 @@ export function createRouteClient<T>(
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let finished = false;
     try {
-      const req: ClientRequest = { ...prepared, signal: call.signal };
+      const req = prepared;
+      req.signal = call.signal;
       let res: Response;
       try {
         res = await send(req);
@@ -407,6 +414,34 @@ export function createRouteClient<T>(
         cause,
       });
     }
+  }
+}
+
+/**
+ * A {@link ClientRequest} whose `Headers` object is made only when someone
+ * (an interceptor) looks at it; otherwise fetch gets the entries worked out
+ * once per rpc, as a hand-written call would pass a plain object.
+ */
+class OutgoingRequest implements ClientRequest {
+  signal: AbortSignal | undefined = undefined;
+  declare readonly headers: Headers;
+  private made: Headers | undefined;
+  constructor(
+    readonly rpc: string,
+    readonly binding: RouteBinding,
+    readonly streaming: boolean,
+    public method: string,
+    public url: string,
+    private readonly init: Headers | [string, string][],
+    public body: string | undefined,
+  ) {
+    if (init instanceof Headers) this.made = init;
+    // An own, enumerable accessor: `{ ...req }` in an interceptor copies the Headers.
+    Object.defineProperty(this, "headers", { get: () => (this.made ??= new Headers(this.init)), enumerable: true });
+  }
+  /** What to hand to fetch: the Headers if made, else the shared entries. */
+  headersInit(): HeadersInit {
+    return this.made ?? this.init;
   }
 }
 
