@@ -51,7 +51,7 @@ const giveUp = (): never => {
 
 const codecs = new WeakMap<DescMessage, Codec | null>();
 
-/** WKTs whose JSON is not an object of their fields; Timestamp is handled here. */
+/** The wrapper types, which protobuf-es holds unboxed in a singular field. */
 const wrappers = new Set([
   "google.protobuf.DoubleValue",
   "google.protobuf.FloatValue",
@@ -64,6 +64,7 @@ const wrappers = new Set([
   "google.protobuf.BytesValue",
 ]);
 
+/** WKTs whose JSON is not an object of their fields; Timestamp is handled here. */
 const special = new Set([
   "google.protobuf.Any",
   "google.protobuf.Duration",
@@ -71,15 +72,7 @@ const special = new Set([
   "google.protobuf.Struct",
   "google.protobuf.Value",
   "google.protobuf.ListValue",
-  "google.protobuf.DoubleValue",
-  "google.protobuf.FloatValue",
-  "google.protobuf.Int64Value",
-  "google.protobuf.UInt64Value",
-  "google.protobuf.Int32Value",
-  "google.protobuf.UInt32Value",
-  "google.protobuf.BoolValue",
-  "google.protobuf.StringValue",
-  "google.protobuf.BytesValue",
+  ...wrappers,
 ]);
 
 /**

@@ -277,13 +277,7 @@ function mayMiss(desc: DescMessage, msg: Fields): boolean {
     }
   }
   for (const f of p.descend) {
-    let value: unknown;
-    if (f.oneof) {
-      const o = msg[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
-      value = o?.case === f.localName ? o.value : undefined;
-    } else {
-      value = msg[f.localName];
-    }
+    const value = fieldValue(msg, f);
     if (value === undefined) continue;
     const type = messageType(f)!;
     if (f.fieldKind === "message") {
@@ -312,6 +306,13 @@ export function fillRequiredDefaults(schema: DescMessage, message: Message, json
 
 type Fields = Record<string, unknown>;
 
+/** A field's value read off the message object (a oneof member's only when it is the case). */
+function fieldValue(msg: Fields, f: DescField): unknown {
+  if (!f.oneof) return msg[f.localName];
+  const o = msg[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
+  return o?.case === f.localName ? o.value : undefined;
+}
+
 // Reads fields by their property names rather than through reflect(): this
 // runs on every response, and a reflect wrapper per nested message costs more
 // than the rest of the walk.
@@ -327,13 +328,7 @@ function fill(desc: DescMessage, msg: Fields, json: unknown): void {
   for (const f of p.descend) {
     const sub = obj[f.jsonName];
     if (sub === undefined) continue;
-    let value: unknown;
-    if (f.oneof) {
-      const o = msg[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
-      value = o?.case === f.localName ? o.value : undefined;
-    } else {
-      value = msg[f.localName];
-    }
+    const value = fieldValue(msg, f);
     if (value === undefined || value === null) continue;
     const type = messageType(f)!;
     if (f.fieldKind === "message") fill(type, value as Fields, sub);
