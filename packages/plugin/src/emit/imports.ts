@@ -1,5 +1,7 @@
-import type { DescMessage, DescService } from "@bufbuild/protobuf";
+import type { DescFile, DescMessage, DescService } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
+import { protoplugin } from "../protoplugin.js";
+import { fileNames } from "./file-cache.js";
 
 type ImportSymbol = ReturnType<GeneratedFile["importSchema"]>;
 
@@ -14,15 +16,23 @@ export interface DescImports {
 }
 
 /**
- * protoplugin recomputes every name of the file on each importSchema or
- * importShape call, so a file of 1,000 rpcs would cost quadratic time:
- * these import each descriptor once and reuse the symbol.
+ * protoplugin's importSchema and importShape work out every name of the
+ * descriptor's file on each call, which is quadratic in a large file. These
+ * take the names from {@link fileNames} (computed once per file) and ask
+ * protoplugin only for the module of each proto file, once per generated file
+ * (that path depends on the plugin's options and the files to generate).
  */
 export function createDescImports(f: GeneratedFile): DescImports {
+  const moduleOf = once((file: DescFile) => f.importSchema(file).from);
+  const symbol = (d: DescMessage | DescService, names: "schema" | "shape", typeOnly: boolean) => {
+    const name = fileNames(d.file)[names].get(d);
+    if (name === undefined) throw new Error(`no generated name for ${d.toString()}`);
+    return protoplugin.createImportSymbol(name, moduleOf(d.file), typeOnly);
+  };
   return {
-    schema: once((d: DescMessage | DescService) => f.importSchema(d)),
-    typeSchema: once((d: DescMessage) => f.importSchema(d, true)),
-    shape: once((d: DescMessage) => f.importShape(d)),
+    schema: once((d: DescMessage | DescService) => symbol(d, "schema", false)),
+    typeSchema: once((d: DescMessage) => symbol(d, "schema", true)),
+    shape: once((d: DescMessage) => symbol(d, "shape", true)),
   };
 }
 
