@@ -37,13 +37,15 @@ const seg = fc.constantFrom("a", "b", "*", "{v}");
 const template = fc
   .tuple(
     fc.array(seg, { maxLength: 4 }),
-    fc.option(fc.array(fc.constantFrom("a", "b"), { maxLength: 2 }), { nil: undefined }),
+    fc.option(fc.array(seg, { maxLength: 2 }), { nil: undefined }),
     fc.constantFrom("", "", ":x"),
   )
   .map(([head, deep, verb]) => {
     let n = 0;
-    const segs = head.map((s) => (s === "{v}" ? `{v${n++}}` : s));
-    if (deep) segs.push("**", ...deep);
+    const name = (s: string) => (s === "{v}" ? `{v${n++}}` : s);
+    const segs = head.map(name);
+    // After "**", anything but a second "**" (grpc-gateway's rule, which design.md takes).
+    if (deep) segs.push("**", ...deep.map(name));
     return (segs.length === 0 ? "/" : "/" + segs.join("/")) + (segs.length === 0 ? "" : verb);
   });
 const bindingList = fc

@@ -75,6 +75,16 @@ const accepted: [string, string][] = [
   ["/{tenant}/tasks/{id=*}:subscribe", "/{tenant=*}/tasks/{id=*}:subscribe"],
   ["/v1/{name=buckets/*}:drain", "/v1/{name=buckets/*}:drain"],
   ["/a/{b=c/**/d}/e:f", "/a/{b=c/**/d}/e:f"],
+  // After "**", any segments but a second "**" (grpc-gateway; Envoy takes only literals).
+  ["/**/*", "/**/*"],
+  ["/a/**/*", "/a/**/*"],
+  ["/**/a/*", "/**/a/*"],
+  ["/**/{a}", "/**/{a=*}"],
+  ["/{a=**}/{b}", "/{a=**}/{b=*}"],
+  ["/a/{b=**/*}", "/a/{b=**/*}"],
+  ["/{a=c/**/d}/{e}:v", "/{a=c/**/d}/{e=*}:v"],
+  ["/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id}", "/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id=*}"],
+  ["/v1test2/{name=**/botSessions/*}", "/v1test2/{name=**/botSessions/*}"],
   ["/a:do-it", "/a:do-it"],
   ["/a:x%20y", "/a:x%20y"],
   ["/a:!$&'()*+,;=@~._-", "/a:!$&'()*+,;=@~._-"],
@@ -180,16 +190,13 @@ const rejected: [string, string][] = [
   ["/a\tb", '"a\\tb" is not a valid literal (RFC 3986 pchar, no ":")'],
   ["/a/{x=var:verb}", '"var:verb" is not a valid literal (RFC 3986 pchar, no ":")'],
   ["/{x=a b}", '"a b" is not a valid literal (RFC 3986 pchar, no ":")'],
-  ["/**/*", 'only literals may follow "**"'],
-  ["/**/**", 'only literals may follow "**"'],
-  ["/a/**/*", 'only literals may follow "**"'],
-  ["/a/**/**", 'only literals may follow "**"'],
-  ["/**/a/*", 'only literals may follow "**"'],
-  ["/{a=**}/{b}", 'only literals may follow "**"'],
-  ["/{a=**}/{b=**}", 'only literals may follow "**"'],
-  ["/a/{b=**/*}", 'only literals may follow "**"'],
-  ["/**/{a}", 'only literals may follow "**"'],
-  ["/{a=c/**/d}/{e}", 'only literals may follow "**"'],
+  ["/**/**", 'a template has at most one "**"'],
+  ["/a/**/**", 'a template has at most one "**"'],
+  ["/a/**/b/**", 'a template has at most one "**"'],
+  ["/{a=**}/{b=**}", 'a template has at most one "**"'],
+  ["/{a=**}/x/{b=y/**}", 'a template has at most one "**"'],
+  ["/{a=**/b/**}", 'a template has at most one "**"'],
+  ["/**/{a=**}:v", 'a template has at most one "**"'],
   ["/{a}/{a}", 'field path "a" is bound twice'],
   ["/{a.b}/x/{a.b=**}", 'field path "a.b" is bound twice'],
   ["/{a=}", 'variable "a" has an empty pattern'],
@@ -256,6 +263,16 @@ describe("the parsed structure", () => {
     expect(parsePathTemplate("/{x=a/b}").variables[0]!.multiSegment).toBe(true);
   });
 
+  test("variables after ** (Firestore's ListDocuments): the ranges and kinds of both", () => {
+    const t = parsePathTemplate("/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id}");
+    expect(t.variables).toEqual([
+      { fieldPath: ["parent"], start: 1, end: 8, multiSegment: true },
+      { fieldPath: ["collection_id"], start: 8, end: 9, multiSegment: false },
+    ]);
+    expect(t.segments[7]).toEqual({ kind: "**" });
+    expect(t.segments[8]).toEqual({ kind: "*" });
+  });
+
   test("** makes a variable multi-segment even alone", () => {
     expect(parsePathTemplate("/files/{path=**}").variables).toEqual([
       { fieldPath: ["path"], start: 1, end: 2, multiSegment: true },
@@ -297,8 +314,8 @@ describe("properties", () => {
   const literal = fc.stringMatching(/^(?:[A-Za-z0-9\-._~!$&'()+,;=@]|%[0-9A-F]{2})+$/).filter((s) => s !== "");
   const ident = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/);
   const plain = fc.oneof(literal, fc.constant("*"));
-  // A template in canonical form: literals and "*", at most one "**" with only
-  // literals after it, variables over one or more of those, an optional verb.
+  // A template in canonical form: literals and "*", at most one "**" with
+  // literals and "*" after it, variables over one or more of those, an optional verb.
   const template = fc
     .record({
       head: fc.array(
@@ -308,7 +325,7 @@ describe("properties", () => {
         ),
         { maxLength: 4 },
       ),
-      deep: fc.option(fc.tuple(fc.option(ident, { nil: undefined }), fc.array(literal, { maxLength: 2 })), { nil: undefined }),
+      deep: fc.option(fc.tuple(fc.option(ident, { nil: undefined }), fc.array(plain, { maxLength: 2 })), { nil: undefined }),
       verb: fc.option(literal, { nil: undefined }),
     })
     .map(({ head, deep, verb }) => {

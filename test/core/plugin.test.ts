@@ -30,8 +30,7 @@ const templateRejections: Record<string, [string, string]> = {
   t_mixed_after: ["/{id}a", '"{id}a" mixes a variable with other text in one segment'],
   t_bad_literal: ["/a b", '"a b" is not a valid literal (RFC 3986 pchar, no ":")'],
   t_colon_in_var: ["/a/{name=var:verb}", '"var:verb" is not a valid literal (RFC 3986 pchar, no ":")'],
-  t_after_deep: ["/{name=**}/{id}", 'only literals may follow "**"'],
-  t_two_deep: ["/a/**/**", 'only literals may follow "**"'],
+  t_two_deep: ["/a/**/**", 'a template has at most one "**"'],
   t_bad_ident: ["/{1id}", '"1id" is not a field path (identifiers joined by ".")'],
   t_empty_var: ["/{}", '"" is not a field path (identifiers joined by ".")'],
   t_bound_twice: ["/{id}/{id}", 'field path "id" is bound twice'],
@@ -47,8 +46,6 @@ const ruleRejections: Record<string, [string, string]> = {
   f_through_scalar: ["/v1/{name.x}", 'path variable "name.x" goes through "name", which is not a message'],
   f_message: ["/v1/{inner}", 'path variable "inner" is a message field (bad.common.Inner); it must be a scalar or enum'],
   f_bytes: ["/v1/{blob}", 'path variable "blob" is a bytes field; it must be a string, number, bool or enum'],
-  client_streaming: ["/v1/upload", "a client-streaming rpc cannot be served over HTTP/JSON"],
-  bidi_streaming: ["/v1/chat", "a bidi-streaming rpc cannot be served over HTTP/JSON"],
   body_unknown: ["/v1/things", 'body "nope" is not a field of bad.common.Req'],
   body_bound: ["/v1/things/{name}", 'body field "name" is also bound by the path'],
   get_body: ["/v1/things", "a GET binding cannot have a body (fetch refuses to send one)"],
@@ -86,13 +83,82 @@ test("two rpcs of one service with the same method and template shape", () => {
   );
 });
 
+// Cases of the invalid set that generate by default, with a warning on stderr.
+const generatedWithWarning = ["client_streaming", "bidi_streaming", "t_after_deep"];
+
+describe("rules that generate with a warning (streaming=warn, same_shape=warn)", () => {
+  let warnings: string[];
+  const saved = diagnostics.warn;
+  beforeEach(() => {
+    warnings = [];
+    diagnostics.warn = (line) => void warnings.push(line);
+  });
+  afterEach(() => {
+    diagnostics.warn = saved;
+  });
+  const warning = (name: string, line: string) => `protoc-gen-a2a-http: warning: bad/${name}.proto: bad.${name}.Svc: ${line}`;
+
+  test.each([
+    ["client_streaming", "client-streaming"],
+    ["bidi_streaming", "bidi-streaming"],
+  ])("%s: left out of every file, with a warning naming the rpc (the default)", (name, kind) => {
+    const res = generate(`bad/${name}.proto`);
+    expect(res.error ?? "").toBe("");
+    // Call is the service's only rpc, so nothing is left to write.
+    expect(res.file).toEqual([]);
+    expect(warnings).toEqual([
+      warning(name, `Call is a ${kind} rpc, which HTTP/JSON cannot carry: left out of the routes, servers and client`),
+    ]);
+  });
+
+  test.each([
+    ["client_streaming", "/v1/upload", "a client-streaming rpc cannot be served over HTTP/JSON"],
+    ["bidi_streaming", "/v1/chat", "a bidi-streaming rpc cannot be served over HTTP/JSON"],
+  ])("%s: streaming=error fails generation", (name, template, reason) => {
+    expect(thrown(() => generate(`bad/${name}.proto`, "target=ts,streaming=error"))).toBe(onCall(name, template, reason));
+    expect(warnings).toEqual([]);
+  });
+
+  test("a variable after ** is served, with a warning that Envoy rejects the template", () => {
+    const res = generate("bad/t_after_deep.proto");
+    const routes = res.file.find((f) => f.name === "bad/t_after_deep_http.ts")!.content;
+    expect(routes).toContain('template: "/{name=**}/{id}"');
+    expect(warnings).toEqual([
+      warning(
+        "t_after_deep",
+        'GET /{name=**}/{id} (Call) has a variable or "*" after "**": served here and by grpc-gateway, but Envoy\'s gRPC-JSON transcoder rejects the template',
+      ),
+    ]);
+  });
+
+  test.each([
+    ["same_shape_rpc", "GET /v1/things/{name} (Call) can never be reached: GET /v1/things/{id} (Call) has the same shape and comes first; left out"],
+    ["same_shape_service", "GET /v1/things/{name} (Fetch) can never be reached: GET /v1/things/{id} (Get) has the same shape and comes first; left out"],
+  ])("%s: same_shape=warn keeps the first binding in proto order and names the other", (name, line) => {
+    const res = generate(`bad/${name}.proto`, "target=ts,same_shape=warn");
+    expect(warnings).toEqual([warning(name, line)]);
+    const routes = res.file.find((f) => f.name === `bad/${name}_http.ts`)!.content;
+    expect(routes).toContain('template: "/v1/things/{id}"');
+    expect(routes).not.toContain('template: "/v1/things/{name}"');
+  });
+
+  test("same_shape=warn: an rpc whose every binding is unreachable leaves the handlers and the client", () => {
+    const res = generate("bad/same_shape_service.proto", "target=ts,same_shape=warn");
+    const routes = res.file.find((f) => f.name === "bad/same_shape_service_http.ts")!.content;
+    const client = res.file.find((f) => f.name === "bad/same_shape_service_http_client.ts")!.content;
+    expect(routes).toMatch(/\n  get\(request/);
+    expect(routes).not.toMatch(/\n  fetch\(request/);
+    expect(client).not.toMatch(/\n  fetch\(request/);
+  });
+});
+
 test("every rejection case has a test, and every test a case", async () => {
   const { fixtureSet } = await import("./helpers.js");
   const files = fixtureSet("invalid")
     .file.map((f) => f.name)
     .filter((n) => n.startsWith("bad/") && n !== "bad/common.proto")
     .sort();
-  const tested = [...Object.keys(templateRejections), ...Object.keys(ruleRejections), "same_shape_service"]
+  const tested = [...Object.keys(templateRejections), ...Object.keys(ruleRejections), "same_shape_service", ...generatedWithWarning]
     .map((n) => `bad/${n}.proto`)
     .sort();
   expect(files).toEqual(tested);
@@ -111,7 +177,7 @@ test("a file without services, or whose services have no rules, yields no files"
 describe("plugin options", () => {
   const a2a = (parameter: string) => runPlugin(request("valid", ["a2a.proto"], parameter));
   const validList =
-    "valid options are profile, server, client, stub, connect, conflicts, openapi, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
+    "valid options are profile, server, client, stub, connect, conflicts, openapi, streaming, same_shape, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
 
   test("an unknown option is named, with the list of valid ones", () => {
     expect(thrown(() => a2a("target=ts,flavour=mild"))).toBe(
@@ -129,6 +195,8 @@ describe("plugin options", () => {
     ["client=yes", 'option "client=yes" is not valid; client takes one of true, false'],
     ["stub=", 'option "stub=" is not valid; stub takes one of true, false'],
     ["conflicts=ignore", 'option "conflicts=ignore" is not valid; conflicts takes one of comment, warn, error'],
+    ["streaming=skip", 'option "streaming=skip" is not valid; streaming takes one of warn, error'],
+    ["same_shape=first", 'option "same_shape=first" is not valid; same_shape takes one of error, warn'],
     ["runtime_import=", 'option "runtime_import" needs a module name, e.g. runtime_import=a2a-http'],
   ])("malformed value %s", (option, reason) => {
     expect(thrown(() => a2a(`target=ts,${option}`))).toBe(`invalid option "${option}": ${reason}`);
@@ -152,7 +220,7 @@ describe("plugin options", () => {
   });
   test("valid options are accepted", () => {
     const res = a2a(
-      "target=ts,profile=a2a,server=express,server=hono,client=false,stub=false,conflicts=comment,runtime_import=@acme/rt",
+      "target=ts,profile=a2a,server=express,server=hono,client=false,stub=false,conflicts=comment,streaming=error,same_shape=warn,runtime_import=@acme/rt",
     );
     const routes = res.file.find((f) => f.name === "a2a_http.ts");
     expect(routes?.content).toContain('from "@acme/rt"');

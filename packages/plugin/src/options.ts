@@ -21,6 +21,19 @@ export interface PluginOptions {
    * on every run; `error` fails generation.
    */
   readonly conflicts: "warn" | "comment" | "error";
+  /**
+   * `streaming=warn|error`: a client- or bidi-streaming rpc with an HttpRule.
+   * `warn` (the default) leaves it out of routes, servers and client and says
+   * so on stderr; `error` fails generation.
+   */
+  readonly streaming: "warn" | "error";
+  /**
+   * `same_shape=error|warn`: two bindings with the same method and template
+   * shape. `error` (the default) fails generation; `warn`, for protos you
+   * consume but do not own, keeps the first in proto order and names the one
+   * that can never be reached on stderr.
+   */
+  readonly sameShape: "error" | "warn";
   /** `runtime_import=<module>`: where generated code imports the runtime from. Default `a2a-http`. */
   readonly runtimeImport: string;
   /**
@@ -44,6 +57,8 @@ const choices = {
   connect: ["true", "false"],
   conflicts: ["comment", "warn", "error"],
   openapi: ["true", "false", "json", "yaml"],
+  streaming: ["warn", "error"],
+  same_shape: ["error", "warn"],
 } as const;
 
 const optionNames = [...Object.keys(choices), "runtime_import"];
@@ -61,6 +76,8 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let stub = true;
   let connect = false;
   let conflicts: PluginOptions["conflicts"] = "comment";
+  let streaming: PluginOptions["streaming"] = "warn";
+  let sameShape: PluginOptions["sameShape"] = "error";
   let runtimeImport = "a2a-http";
   const openapi: OpenApiFormat[] = [];
   for (const { key, value } of raw) {
@@ -107,7 +124,13 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
         if (!openapi.includes(format)) openapi.push(format);
         break;
       }
+      case "streaming":
+        streaming = value as PluginOptions["streaming"];
+        break;
+      case "same_shape":
+        sameShape = value as PluginOptions["sameShape"];
+        break;
     }
   }
-  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, runtimeImport, openapi };
+  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, streaming, sameShape, runtimeImport, openapi };
 }

@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type DescFile } from "@bufbuild/protobuf";
 import { CodeGeneratorResponse_FileSchema } from "@bufbuild/protobuf/wkt";
 import type { Plugin } from "@bufbuild/protoplugin";
 import { emitClientFile } from "./emit/client.js";
@@ -7,7 +7,7 @@ import { openApiFiles, type ExtraFile } from "./emit/openapi-file.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
 import { emitStubFile } from "./emit/stub.js";
-import { describeConflict, readServiceRoutes } from "./httprule/service.js";
+import { describeConflict, readServiceRoutes, type ServiceRoutes } from "./httprule/service.js";
 import { HttpRuleError } from "./httprule/bindings.js";
 import { parseOptions, type PluginOptions } from "./options.js";
 import { protoplugin } from "./protoplugin.js";
@@ -15,7 +15,7 @@ import { withStandardDefaults } from "./standard-options.js";
 import { transpile } from "./transpile.js";
 import { version } from "./version.js";
 
-/** Where conflict warnings go; tests replace it. */
+/** Where warnings go (conflicts, rpcs left out, templates Envoy rejects); tests replace it. */
 export const diagnostics = { warn: (line: string) => void process.stderr.write(line + "\n") };
 
 // The OpenAPI documents are JSON or YAML, which protoplugin's GeneratedFile
@@ -30,7 +30,7 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
   transpile,
   generateTs(schema) {
     for (const file of schema.files) {
-      const services = file.services.map(readServiceRoutes).filter((s) => s.bindings.length > 0);
+      const services = readServices(file, schema.options);
       if (services.length === 0) continue;
       for (const routes of services) {
         for (const c of routes.conflicts) {
@@ -64,3 +64,13 @@ export const plugin: Plugin = {
     }
   },
 };
+
+/** The file's services that have bindings; what was left out, or will not run behind Envoy, goes to the warnings. */
+function readServices(file: DescFile, options: PluginOptions): ServiceRoutes[] {
+  const read = { streaming: options.streaming, sameShape: options.sameShape };
+  const services = file.services.map((s) => readServiceRoutes(s, read));
+  for (const { service, warnings } of services) {
+    for (const w of warnings) diagnostics.warn(`protoc-gen-a2a-http: warning: ${file.name}.proto: ${service.typeName}: ${w}`);
+  }
+  return services.filter((s) => s.bindings.length > 0);
+}

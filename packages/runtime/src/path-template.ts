@@ -10,9 +10,11 @@
  *
  * We accept a template only where grpc-gateway and the Envoy transcoder both
  * accept it (see reference/httprule.md §1): literals are RFC 3986 pchars
- * without ":", identifiers are `[A-Za-z_][A-Za-z0-9_]*`, at most one `**`
- * with only literals after it, no nested variables and no empty segments.
- * The template "/" alone is the root.
+ * without ":", identifiers are `[A-Za-z_][A-Za-z0-9_]*`, at most one `**`,
+ * no nested variables and no empty segments. One exception, as in
+ * grpc-gateway: any segments but a second `**` may follow the `**` (Envoy
+ * takes only literals there; googleapis' Firestore needs more). The template
+ * "/" alone is the root.
  */
 
 /** One segment of a template: a literal, `*` (one segment) or `**` (zero or more). */
@@ -118,10 +120,10 @@ export function parsePathTemplate(template: string): PathTemplate {
     else if (text.includes("{") || text.includes("}")) {
       fail(`${JSON.stringify(text)} mixes a variable with other text in one segment`);
     } else fail(`${JSON.stringify(text)} is not a valid literal (RFC 3986 pchar, no ":")`);
-    if (deepSeen && seg!.kind !== "literal") {
-      fail('only literals may follow "**"');
+    if (seg!.kind === "**") {
+      if (deepSeen) fail('a template has at most one "**"');
+      deepSeen = true;
     }
-    if (seg!.kind === "**") deepSeen = true;
     segments.push(seg!);
   };
 

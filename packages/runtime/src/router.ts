@@ -184,8 +184,9 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
       }
     }
     if (node.deep !== undefined) {
-      // Taking as few segments as possible first finds the same binding as any
-      // other order when only literals follow "**", and usually sooner.
+      // "**" takes as few segments as it can: at each segment, leaving it for a
+      // literal or a "*" (tried first, in the walk below) beats keeping it,
+      // which is the literal > "*" > "**" rule applied to what follows it.
       for (let j = i; j <= n; j++) {
         const hit = walk(node.deep, j);
         if (hit !== undefined) {

@@ -34,20 +34,27 @@ export function readBindings(rpc: DescMethod): HttpBinding[] {
     }
     out.push(toBinding(rpc, extra, true));
   }
-  const seen = new Map<string, HttpBinding>();
-  for (const b of out) {
-    const key = `${b.method.toUpperCase()} ${templateShape(b.path)}`;
-    const prior = seen.get(key);
-    if (prior) {
-      throw ruleError(
-        rpc,
-        b.path.template,
-        `it has the same method and shape as ${JSON.stringify(prior.path.template)}, so one of them could never be reached`,
-      );
-    }
-    seen.set(key, b);
-  }
   return out;
+}
+
+/** The key under which two bindings cannot be told apart by any router: the method and the template's shape. */
+export function shapeKey(b: HttpBinding): string {
+  return `${b.method.toUpperCase()} ${templateShape(b.path)}`;
+}
+
+/** Client- and bidi-streaming rpcs: HTTP/JSON has no way to carry a stream of requests. */
+export function isUnservableStream(rpc: DescMethod): boolean {
+  return rpc.methodKind === "client_streaming" || rpc.methodKind === "bidi_streaming";
+}
+
+/**
+ * True when a variable or `*` follows the template's `**`, as in Firestore's
+ * ListDocuments, whose `parent` ends in `**` before `/{collection_id}`:
+ * grpc-gateway serves such a template, Envoy's transcoder refuses it.
+ */
+export function hasWildcardAfterDeep(path: PathTemplate): boolean {
+  const deep = path.segments.findIndex((s) => s.kind === "**");
+  return deep >= 0 && path.segments.slice(deep + 1).some((s) => s.kind !== "literal");
 }
 
 export function ruleError(rpc: DescMethod, template: string, reason: string): HttpRuleError {
@@ -94,9 +101,6 @@ function toBinding(rpc: DescMethod, rule: HttpRule, additional: boolean): HttpBi
   for (const v of path.variables) {
     checkPathField(rpc, template, v.fieldPath);
     bound.add(v.fieldPath.join("."));
-  }
-  if (rpc.methodKind === "client_streaming" || rpc.methodKind === "bidi_streaming") {
-    throw ruleError(rpc, template, `a ${rpc.methodKind.replace("_", "-")} rpc cannot be served over HTTP/JSON`);
   }
   const body = rule.body;
   if (body !== "" && body !== "*") {
