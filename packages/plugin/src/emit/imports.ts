@@ -15,15 +15,22 @@ export interface DescImports {
   readonly shape: (d: DescMessage) => ImportSymbol;
 }
 
+const moduleByFile = new WeakMap<DescFile, string>();
+
 /**
  * protoplugin's importSchema and importShape work out every name of the
  * descriptor's file on each call, which is quadratic in a large file. These
  * take the names from {@link fileNames} (computed once per file) and ask
- * protoplugin only for the module of each proto file, once per generated file
- * (that path depends on the plugin's options and the files to generate).
+ * protoplugin only for the module of each proto file, once per run (that
+ * path depends on the plugin's options and the files to generate).
  */
 export function createDescImports(f: GeneratedFile): DescImports {
-  const moduleOf = once((file: DescFile) => f.importSchema(file).from);
+  const moduleOf = (file: DescFile) => {
+    // A descriptor belongs to one plugin run, so its module is the same for every file the run writes.
+    let from = moduleByFile.get(file);
+    if (from === undefined) moduleByFile.set(file, (from = f.importSchema(file).from));
+    return from;
+  };
   const symbol = (d: DescMessage | DescService, names: "schema" | "shape", typeOnly: boolean) => {
     const name = fileNames(d.file)[names].get(d);
     if (name === undefined) throw new Error(`no generated name for ${d.toString()}`);
