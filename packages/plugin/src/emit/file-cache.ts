@@ -9,10 +9,10 @@ import { protoplugin } from "../protoplugin.js";
  * protoplugin's importSchema/importShape work out every name of the
  * descriptor's file to resolve one (clashes are settled file-wide), and
  * jsDoc(desc) scans all of the file's source locations for one comment. On
- * compute.proto (800 rpcs, over 1,000 messages, 60,000 locations) that is
- * quadratic: most of a 40 s run. These tables give the same names and the same
- * comment text in linear time; test/core/file-cache.test.ts holds them equal
- * to protoplugin's own on real protos.
+ * compute.proto (795 rpcs, 1,567 messages, 58,832 source locations) that is
+ * quadratic: 37 of a 38 s run. These tables give the same names and the same
+ * comment text in linear time; test/corpus/corpus.test.ts holds them equal to
+ * protoplugin's own on real protos.
  */
 
 type Named = DescFile | DescMessage | DescEnum | DescExtension | DescService;
