@@ -135,9 +135,13 @@ export class RpcError extends Error {
   }
 }
 
-/** Tells an {@link RpcError} apart from other errors, even across copies of this package. */
+/**
+ * True for instances of this package's {@link RpcError}. Only real instances
+ * count: an object that merely calls itself "RpcError" could carry any message,
+ * code or details, and a server must not send those to the client.
+ */
 export function isRpcError(e: unknown): e is RpcError {
-  return e instanceof RpcError || (e instanceof Error && e.name === "RpcError" && "code" in e && "details" in e);
+  return e instanceof RpcError;
 }
 
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";

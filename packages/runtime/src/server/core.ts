@@ -10,12 +10,16 @@ import {
   withA2AErrorInfo,
   type A2AErrorReason,
 } from "../a2a.js";
-import { Code, RpcError, isRpcError } from "../errors.js";
+import { Code, RpcError, httpStatusFromCode, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { createRouter, type Router } from "../router.js";
+import { createRouter, type RouteMatch, type Router } from "../router.js";
+import { badPath } from "./mount.js";
 
 /** Default request body limit: 4 MiB. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Default interval of SSE keep-alive comments: 15 s. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /**
  * A request as the framework-free core sees it. Adapters build one from
@@ -51,6 +55,8 @@ export interface UniversalServerResponse {
   readonly status: number;
   readonly headers: ResponseHeaders;
   readonly body: string | SseStream;
+  /** Set on the 404 for a path no route owns (an adapter may hand it on instead, see `fallthrough`). */
+  readonly unrouted?: boolean;
 }
 
 /** What the context factory gets. */
@@ -106,6 +112,23 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
    * gives; `protobuf-es`: its reflective fromJson/toJson on every request.
    */
   readonly jsonCodec?: JsonCodec;
+  /**
+   * Unary calls only: past this many milliseconds (from routing, body reading
+   * included) the call answers 504 DEADLINE_EXCEEDED and the handler's signal
+   * fires. Default: none.
+   */
+  readonly unaryTimeoutMs?: number;
+  /**
+   * Server streams: an SSE comment (`: keep-alive`) is sent after this many
+   * milliseconds without an event, so proxies keep an idle stream open.
+   * Default 15 000; 0 turns it off.
+   */
+  readonly keepAliveMs?: number;
+  /**
+   * Express only: a path that no route of the service owns goes to `next()`
+   * (the application's next middleware) instead of a 404. Default false.
+   */
+  readonly fallthrough?: boolean;
 }
 
 /** What generated adapters pass besides the user's options. */
@@ -152,6 +175,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
   const encodeOptions = a2a ? { emitRequired: true, jsonCodec } : { jsonCodec };
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
+  const unaryTimeoutMs = options.unaryTimeoutMs;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const h = handlers as Record<string, unknown>;
 
   function report(error: unknown, info: ServerErrorInfo): void {
@@ -162,20 +187,49 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     }
   }
 
-  function toRpcError(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): RpcError {
-    let err: RpcError;
-    if (isRpcError(e)) {
-      err = e;
-    } else {
-      report(e, { rpc, phase });
-      err = new RpcError(Code.INTERNAL, "internal error");
-    }
+  const internalError = () => {
+    const err = new RpcError(Code.INTERNAL, "internal error");
     return a2a ? withA2AErrorInfo(err) : err;
+  };
+
+  /**
+   * The error to answer with. Only real instances of the runtime's class are
+   * trusted; anything else (an Error that calls itself "RpcError" included)
+   * goes to onError and becomes a plain 500 that says nothing about it.
+   */
+  function toRpcError(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): RpcError {
+    if (!(e instanceof RpcError)) {
+      report(e, { rpc, phase });
+      return internalError();
+    }
+    try {
+      return a2a ? withA2AErrorInfo(e) : e;
+    } catch (x) {
+      report(x, { rpc, phase });
+      return internalError();
+    }
+  }
+
+  /** The HTTP status and JSON text of an error; never throws, whatever the handler put in it. */
+  function errorJson(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): { status: number; json: string } {
+    const err = toRpcError(e, rpc, phase);
+    try {
+      const status = errorStatus(err);
+      const body = err.toStatusBody();
+      body.error.code = status;
+      if (!Array.isArray(body.error.details)) body.error.details = [];
+      return { status, json: JSON.stringify(body) };
+    } catch (x) {
+      // e.g. a detail holding a BigInt or a cycle.
+      report(x, { rpc, phase });
+      const fallback = internalError();
+      return { status: 500, json: JSON.stringify(fallback.toStatusBody()) };
+    }
   }
 
   function errorResponse(e: unknown, rpc: string | undefined, extra?: Headers, phase: ServerErrorInfo["phase"] = "unary"): UniversalServerResponse {
-    const err = toRpcError(e, rpc, phase);
-    return { status: err.httpStatus, headers: merge(jsonHeaders, extra), body: JSON.stringify(err.toStatusBody()) };
+    const { status, json } = errorJson(e, rpc, phase);
+    return { status, headers: merge(jsonHeaders, extra), body: json };
   }
 
   function routingError(code: Code, httpStatus: number, message: string, reason: A2AErrorReason): RpcError {
@@ -219,25 +273,82 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     if (!ok) throw A2AErrors.versionNotSupported(version, versions);
   }
 
-  return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+  return function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+    return serve(req, unaryTimeoutMs === undefined ? undefined : new AbortController());
+  };
+
+  async function serve(req: UniversalServerRequest, deadline: AbortController | undefined): Promise<UniversalServerResponse> {
     let route: RouteBinding | undefined;
-    let ctx: ServerContext | undefined;
     try {
-      const match = router.match(req.method, req.rawPath);
+      const bad = badPath(req.rawPath);
+      if (bad !== undefined) throw routingError(Code.INVALID_ARGUMENT, 400, bad, "INVALID_REQUEST");
+      let match = router.match(req.method, req.rawPath);
+      let head = false;
+      if (req.method === "HEAD" && (match === undefined || "allow" in match)) {
+        // HEAD is GET without the body (RFC 9110 §9.3.2), wherever GET is served.
+        const asGet = router.match("GET", req.rawPath);
+        if (asGet !== undefined && !("allow" in asGet)) {
+          match = asGet;
+          head = true;
+        }
+      }
       if (match === undefined) {
-        throw routingError(Code.NOT_FOUND, 404, `no route for ${req.method} ${req.rawPath}`, "METHOD_NOT_FOUND");
+        const err = routingError(Code.NOT_FOUND, 404, `no route for ${req.method} ${req.rawPath}`, "METHOD_NOT_FOUND");
+        return { ...errorResponse(err, undefined), unrouted: true };
       }
       if ("allow" in match) {
+        const allow = allowHeader(match.allow);
+        if (req.method === "OPTIONS") return { status: 204, headers: { allow }, body: "" };
         const err = routingError(
           Code.UNIMPLEMENTED,
           405,
-          `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${match.allow.join(", ")}`,
+          `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${allow}`,
           "METHOD_NOT_FOUND",
         );
         const res = errorResponse(err, undefined);
-        return { ...res, headers: { ...res.headers, allow: match.allow.join(", ") } };
+        return { ...res, headers: { ...res.headers, allow } };
       }
       route = table[match.index]!;
+      if (deadline !== undefined && route.streaming !== "server") {
+        return await withDeadline(route, match, req, deadline, head);
+      }
+      return await call(route, match, req, undefined, head);
+    } catch (e) {
+      return errorResponse(e, route?.rpc);
+    }
+  }
+
+  /** Runs a unary call against `unaryTimeoutMs`: the first of the answer and the deadline wins. */
+  function withDeadline(
+    route: RouteBinding,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    deadline: AbortController,
+    head: boolean,
+  ): Promise<UniversalServerResponse> {
+    return new Promise<UniversalServerResponse>((resolve) => {
+      const timer = setTimeout(() => {
+        const err = new RpcError(Code.DEADLINE_EXCEEDED, `the call took longer than ${unaryTimeoutMs} ms`);
+        deadline.abort(err);
+        resolve(errorResponse(err, route.rpc));
+      }, unaryTimeoutMs);
+      call(route, match, req, deadline.signal, head).then((res) => {
+        clearTimeout(timer);
+        resolve(res);
+      });
+    });
+  }
+
+  /** Serves a matched request. Never rejects. */
+  async function call(
+    route: RouteBinding,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    deadline: AbortSignal | undefined,
+    head: boolean,
+  ): Promise<UniversalServerResponse> {
+    let ctx: ServerContext | undefined;
+    try {
       const fn = h[route.rpc];
       if (typeof fn !== "function") {
         const m = route.descriptor;
@@ -250,6 +361,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         tenant,
         req,
         a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [],
+        deadline,
       );
       if (contextFactory) {
         let extra: unknown;
@@ -290,15 +402,22 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       );
       checkRequired(route.input, message);
 
-      if (route.streaming === "server") return await startStream(route, fn as AnyHandler, message, ctx);
+      if (route.streaming === "server") {
+        const res = await startStream(route, fn as AnyHandler, message, ctx);
+        if (head && res.body instanceof SseStream) {
+          res.body.close();
+          return { ...res, body: "" };
+        }
+        return res;
+      }
       let result = (fn as AnyHandler).call(handlers, message, ctx);
       if (result instanceof Promise) result = await result;
       const json = JSON.stringify(encodeResponse(route, create(route.output, result as never), encodeOptions));
       return { status: 200, headers: merge(jsonHeaders, ctx.touchedHeaders()), body: json };
     } catch (e) {
-      return errorResponse(e, route?.rpc, ctx?.touchedHeaders());
+      return errorResponse(e, route.rpc, ctx?.touchedHeaders());
     }
-  };
+  }
 
   async function startStream(
     route: RouteBinding,
@@ -327,10 +446,13 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     }
     const errorChunk = (e: unknown) => {
       const aborted = ctx.signal.aborted;
-      const err = aborted && !isRpcError(e) ? new RpcError(Code.CANCELLED, "request canceled") : toRpcError(e, route.rpc, "stream");
-      return "event: error\ndata: " + JSON.stringify(err.toStatusBody()) + "\n\n";
+      const json =
+        aborted && !isRpcError(e)
+          ? JSON.stringify(new RpcError(Code.CANCELLED, "request canceled").toStatusBody())
+          : errorJson(e, route.rpc, "stream").json;
+      return "event: error\ndata: " + json + "\n\n";
     };
-    const stream = new SseStream(iterator, firstChunk, encode, errorChunk);
+    const stream = new SseStream(iterator, firstChunk, encode, errorChunk, keepAliveMs);
     return { status: 200, headers: merge(sseHeaders, ctx.touchedHeaders()), body: stream };
   }
 }
@@ -352,10 +474,15 @@ export class SseStream {
     first: string | undefined,
     private readonly encode: (value: unknown) => string,
     private readonly errorChunk: (error: unknown) => string,
+    /** After this long without a message, `next()` gives a keep-alive comment; 0: never. */
+    private readonly keepAliveMs = 0,
   ) {
     this.pending = first;
     this.finished = first === undefined;
   }
+
+  /** The handler's `next()` that a keep-alive comment interrupted: still the one to wait for. */
+  private inflight: Promise<IteratorResult<unknown>> | undefined;
 
   /** The next chunk, or `undefined` when the stream has ended. */
   async next(): Promise<string | undefined> {
@@ -367,8 +494,14 @@ export class SseStream {
     if (this.finished || this.closed) return undefined;
     let r: IteratorResult<unknown>;
     try {
-      r = await this.iterator.next();
+      const p = (this.inflight ??= this.iterator.next());
+      if (this.keepAliveMs > 0 && !(await settlesWithin(p, this.keepAliveMs))) {
+        return this.closed ? undefined : KEEP_ALIVE_CHUNK;
+      }
+      this.inflight = undefined;
+      r = await p;
     } catch (e) {
+      this.inflight = undefined;
       this.finished = true;
       return this.closed ? undefined : this.errorChunk(e);
     }
@@ -391,6 +524,21 @@ export class SseStream {
   }
 }
 
+/** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
+const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";
+
+/** True when `p` settles (either way) within `ms`; never rejects. */
+function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settled = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    p.then(settled, settled);
+  });
+}
+
 export function closeIterator(iterator: AsyncIterator<unknown>): void {
   try {
     const r = iterator.return?.();
@@ -409,11 +557,15 @@ export class ServerContext implements HandlerContext {
     readonly tenant: string | undefined,
     private readonly req: UniversalServerRequest,
     readonly extensions: readonly string[],
+    private readonly deadline?: AbortSignal,
   ) {}
+
+  private combined: AbortSignal | undefined;
 
   /** Built on first use: most unary handlers never look at it. */
   get signal(): AbortSignal {
-    return this.req.signal;
+    if (this.deadline === undefined) return this.req.signal;
+    return (this.combined ??= AbortSignal.any([this.req.signal, this.deadline]));
   }
 
   get headers(): Headers {
@@ -435,11 +587,28 @@ export function merge(base: ResponseHeaders, extra: Headers | undefined): Respon
   if (extra === undefined) return base;
   const out: ResponseHeaders = { ...base };
   extra.forEach((value, name) => {
-    if (name !== "set-cookie") out[name] = value;
+    // The adapters frame the body; a handler's Content-Length would cut it short.
+    if (name !== "set-cookie" && name !== "content-length" && name !== "transfer-encoding") out[name] = value;
   });
   const cookies = extra.getSetCookie();
   if (cookies.length > 0) out["set-cookie"] = cookies;
   return out;
+}
+
+/** The `Allow` value for the methods a path is served with: HEAD beside GET, and OPTIONS. */
+function allowHeader(methods: readonly string[]): string {
+  const out = new Set(methods);
+  if (out.has("GET")) out.add("HEAD");
+  out.add("OPTIONS");
+  return [...out].sort().join(", ");
+}
+
+/** An error's HTTP status if it is one an error can have (400..599), else the code's. */
+function errorStatus(err: RpcError): number {
+  const s = err.httpStatus;
+  if (Number.isInteger(s) && s >= 400 && s <= 599) return s;
+  const fromCode = httpStatusFromCode(err.code);
+  return fromCode >= 400 ? fromCode : 500;
 }
 
 export function isBlank(text: string): boolean {

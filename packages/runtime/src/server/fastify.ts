@@ -1,10 +1,10 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { METHODS, type IncomingMessage, type ServerResponse } from "node:http";
 import { withA2AErrorInfo } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { createHttpHandler, type HttpHandlerOptions, type ResponseHeaders, type UniversalHandler } from "./core.js";
 import { serveNode, writeNodeResponse } from "./node.js";
-import { stripMountSegments } from "./mount.js";
+import { originPath, stripMountSegments } from "./mount.js";
 
 // The runtime does not depend on fastify: these are the few members it uses.
 interface FastifyRequestLike {
@@ -26,6 +26,7 @@ interface FastifyInstanceLike {
     contentType: string,
     parser: (request: unknown, payload: unknown, done: (err: Error | null, body?: unknown) => void) => void,
   ): void;
+  setErrorHandler(handler: (error: Error & { code?: string }, request: never, reply: never) => unknown): unknown;
   route(options: {
     method: string[];
     url: string;
@@ -59,12 +60,13 @@ export function registerFastifyHandler(fastify: unknown, handle: UniversalHandle
   const f = fastify as FastifyInstanceLike;
   f.removeAllContentTypeParsers();
   f.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-  for (const method of methods) {
-    const m = method.toUpperCase();
-    if (m !== "*" && !f.supportedMethods.includes(m)) f.addHttpMethod(m, { hasBody: true });
+  // Every method node parses, so that any method on a known path is a 405
+  // with Allow (Fastify would answer its own 404 for a method it does not know).
+  for (const method of new Set([...METHODS, ...methods.map((m) => m.toUpperCase())])) {
+    if (method !== "*" && method !== "CONNECT" && !f.supportedMethods.includes(method)) f.addHttpMethod(method, { hasBody: true });
   }
   const handler = async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
-    const rawUrl = request.raw.url ?? "/";
+    const rawUrl = originPath(request.raw.url ?? "/");
     const url = stripMountSegments(rawUrl, request.routeOptions.url ?? "/*");
     const { request: req, response } = serveNode(handle, request.raw, reply.raw, { url, native: request });
     const res = await response;
@@ -75,6 +77,13 @@ export function registerFastifyHandler(fastify: unknown, handle: UniversalHandle
     reply.hijack();
     await writeNodeResponse(reply.raw, res, req);
   };
+  // Fastify refuses a Content-Type it cannot parse (an empty one, say) before
+  // any handler runs; the body is still unread then, so the runtime judges it
+  // like on the other frameworks.
+  f.setErrorHandler((error, request: FastifyRequestLike, reply: FastifyReplyLike) => {
+    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return handler(request, reply);
+    throw error;
+  });
   const method = [...f.supportedMethods];
   f.route({ method, url: "/", exposeHeadRoute: false, handler: handler as never });
   f.route({ method, url: "/*", exposeHeadRoute: false, handler: handler as never });

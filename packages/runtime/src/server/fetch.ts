@@ -7,7 +7,7 @@ import {
   type UniversalServerRequest,
   type UniversalServerResponse,
 } from "./core.js";
-import { stripMountSegments } from "./mount.js";
+import { badPath, originPath, stripMountSegments } from "./mount.js";
 
 /** Extra facts an adapter knows about a fetch request. */
 export interface FetchRequestInfo {
@@ -106,16 +106,26 @@ class FetchRequest implements UniversalServerRequest {
   ) {
     this.method = request.method.toUpperCase();
     this.native = info?.native ?? request;
-    this.nodeHeaders = incomingHeaders(info?.native);
-    // The path exactly as sent (URL objects would fold `.` segments and escapes).
-    const url = request.url;
-    const scheme = url.indexOf("://");
-    let start = scheme >= 0 ? url.indexOf("/", scheme + 3) : url.indexOf("/");
-    if (start < 0) start = url.length;
-    let rest = url.slice(start) || "/";
+    const incoming = nodeIncoming(info?.native);
+    this.nodeHeaders = incoming?.headers;
+    let rest: string;
+    if (typeof incoming?.url === "string") {
+      // On node, the target exactly as sent: the Request's URL has `.`
+      // segments resolved and escapes changed by the URL parser.
+      rest = originPath(incoming.url);
+    } else {
+      const url = request.url;
+      const scheme = url.indexOf("://");
+      let start = scheme >= 0 ? url.indexOf("/", scheme + 3) : url.indexOf("/");
+      if (start < 0) start = url.length;
+      rest = url.slice(start) || "/";
+    }
     const hash = rest.indexOf("#");
     if (hash >= 0) rest = rest.slice(0, hash);
-    if (info?.routePattern !== undefined) rest = stripMountSegments(rest, info.routePattern);
+    // A dot segment in the mount prefix stays in, so that the router refuses it.
+    if (info?.routePattern !== undefined && badPath(pathPart(rest)) === undefined) {
+      rest = stripMountSegments(rest, info.routePattern);
+    }
     const q = rest.indexOf("?");
     this.rawPath = q >= 0 ? rest.slice(0, q) || "/" : rest;
     this.rawQuery = q >= 0 ? rest.slice(q + 1) : "";
@@ -172,7 +182,10 @@ class FetchRequest implements UniversalServerRequest {
   async readBody(limit: number): Promise<string> {
     const length = this.request.headers.get("content-length");
     const declared = Number(length);
-    if (declared > limit) throw tooLarge(limit);
+    if (declared > limit) {
+      if (declared <= DISCARD_MAX_BYTES) await discard(this.request.body?.getReader(), 0);
+      throw tooLarge(limit);
+    }
     if (length !== null && length.trim() !== "" && Number.isInteger(declared)) {
       // The HTTP layer holds the body to its Content-Length, so the fast path
       // (e.g. @hono/node-server reads the socket directly) is safe here.
@@ -197,7 +210,7 @@ class FetchRequest implements UniversalServerRequest {
       if (r.done) break;
       size += r.value.byteLength;
       if (size > limit) {
-        reader.cancel().catch(() => {});
+        await discard(reader, size);
         throw tooLarge(limit);
       }
       chunks.push(r.value);
@@ -215,15 +228,55 @@ class FetchRequest implements UniversalServerRequest {
   }
 }
 
+function pathPart(target: string): string {
+  const q = target.indexOf("?");
+  return q >= 0 ? target.slice(0, q) : target;
+}
+
+interface IncomingLike {
+  readonly url?: unknown;
+  readonly headers?: Record<string, string | string[] | undefined>;
+}
+
 /**
  * On @hono/node-server, `c.env.incoming` is node's request. Reading single
  * headers there spares building the Request's whole Headers object, which
- * the server does lazily and which costs more than the rest of a small GET.
+ * the server does lazily and which costs more than the rest of a small GET;
+ * its `url` is the request target as sent.
  */
-function incomingHeaders(native: unknown): Record<string, string | string[] | undefined> | undefined {
-  const env = (native as { env?: { incoming?: { headers?: unknown } } } | undefined)?.env;
-  const headers = env?.incoming?.headers;
-  return headers !== null && typeof headers === "object" ? (headers as Record<string, string | string[] | undefined>) : undefined;
+function nodeIncoming(native: unknown): IncomingLike | undefined {
+  const env = (native as { env?: { incoming?: IncomingLike } } | undefined)?.env;
+  const incoming = env?.incoming;
+  if (incoming === null || typeof incoming !== "object") return undefined;
+  const headers = incoming.headers;
+  return headers !== null && typeof headers === "object" ? incoming : undefined;
+}
+
+/** How much of an over-limit body is read and dropped so that the 413 reaches the client (see node.ts). */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_MS = 5_000;
+
+/** Reads and drops the rest of a body, within the bounds; then cancels it. */
+async function discard(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, alreadyRead: number): Promise<void> {
+  if (reader === undefined) return;
+  let bytes = alreadyRead;
+  const until = Date.now() + DISCARD_MAX_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), DISCARD_MAX_MS);
+  });
+  try {
+    while (bytes <= DISCARD_MAX_BYTES && Date.now() < until) {
+      const r = await Promise.race([reader.read(), timeout]);
+      if (r === "timeout" || r.done) break;
+      bytes += r.value.byteLength;
+    }
+  } catch {
+    // The client went away: nothing left to drain.
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
 }
 
 function tooLarge(limit: number): RpcError {

@@ -26,3 +26,49 @@ export function stripMountSegments(rawUrl: string, routePattern: string): string
   const rest = rawUrl.slice(i);
   return rest === "" || rest[0] === "?" ? "/" + rest : rest;
 }
+
+/**
+ * Why a raw request path cannot be routed, or undefined. A `.` or `..`
+ * segment (also as `%2e`) is refused: RFC 3986 resolution removes them, so a
+ * conforming client never sends one, and the hops in front of a server
+ * disagree on what they mean (some resolve them, some pass them on), so no
+ * answer but an error is the same everywhere. The client refuses them too.
+ * A backslash is not a URI character, and some servers read it as `/`.
+ * A malformed percent-escape (or one that is not UTF-8) is refused too.
+ */
+export function badPath(rawPath: string): string | undefined {
+  if (rawPath.indexOf("\\") >= 0) return "the request path contains a backslash";
+  // Checked before routing, so that an unrouted path with a bad escape is a
+  // 400 as on a routed one (Fastify decodes every path before it routes).
+  if (rawPath.indexOf("%") >= 0 && !decodes(rawPath)) return `malformed percent-escape in path ${JSON.stringify(rawPath)}`;
+  if (rawPath.indexOf(".") < 0 && rawPath.indexOf("%2") < 0) return undefined;
+  for (const seg of rawPath.split("/")) {
+    if (seg.length > 6 || seg === "") continue;
+    const s = seg.replace(/%2e/gi, ".");
+    if (s === "." || s === "..") return `the request path has a "${seg}" segment; dot segments are not routed`;
+  }
+  return undefined;
+}
+
+
+/**
+ * The origin-form of a request target: an absolute-form target
+ * (`http://host/tasks/t1`, RFC 9112 §3.2.2, which a server must accept) loses
+ * its scheme and authority.
+ */
+export function originPath(target: string): string {
+  if (target.charCodeAt(0) === 47 /* "/" */) return target;
+  const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(target);
+  if (m === null) return target;
+  const rest = target.slice(m[0].length);
+  return rest === "" || rest[0] !== "/" ? "/" + rest : rest;
+}
+
+function decodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

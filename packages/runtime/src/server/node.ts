@@ -9,6 +9,7 @@ import {
   type UniversalServerRequest,
   type UniversalServerResponse,
 } from "./core.js";
+import { originPath } from "./mount.js";
 
 /** Extra facts an adapter knows about a node request. */
 export interface NodeRequestInfo {
@@ -16,6 +17,11 @@ export interface NodeRequestInfo {
   readonly url?: string;
   /** The framework's request object, for the context factory. */
   readonly native?: unknown;
+  /**
+   * With the `fallthrough` option: called instead of answering 404 for a path
+   * that no route of the service owns (Express's `next`).
+   */
+  readonly next?: () => void;
 }
 
 /** Serves one node:http request/response pair. Never rejects. */
@@ -30,14 +36,20 @@ export function createNodeHandler<Ctx extends HandlerContext = HandlerContext, N
   handlers: object,
   options?: HttpHandlerOptions<Ctx, Native>,
 ): NodeHandler {
-  return nodeHandlerOf(createHttpHandler(routes, handlers, options));
+  return nodeHandlerOf(createHttpHandler(routes, handlers, options), { fallthrough: options?.fallthrough === true });
 }
 
-/** Serves node:http requests with a core handler (HTTP+JSON's, or another binding's such as JSON-RPC). */
-export function nodeHandlerOf(handle: UniversalHandler): NodeHandler {
+/**
+ * Serves node:http requests with a core handler (HTTP+JSON's, or another
+ * binding's such as JSON-RPC). With `fallthrough`, an unrouted path goes to
+ * `info.next` (Express's `next`) instead of its 404.
+ */
+export function nodeHandlerOf(handle: UniversalHandler, options?: { readonly fallthrough?: boolean }): NodeHandler {
+  const fallthrough = options?.fallthrough === true;
   return async (req, res, info) => {
     const request = new NodeRequest(req, res, info?.url ?? req.url ?? "/", info?.native);
     const response = await handle(request);
+    if (fallthrough && response.unrouted && info?.next) return info.next();
     await writeNodeResponse(res, response, request);
   };
 }
@@ -69,6 +81,7 @@ export class NodeRequest implements UniversalServerRequest {
     readonly native: unknown,
   ) {
     this.method = (req.method ?? "GET").toUpperCase();
+    url = originPath(url);
     const q = url.indexOf("?");
     const h = url.indexOf("#");
     const pathEnd = q >= 0 ? q : h >= 0 ? h : url.length;
@@ -121,7 +134,7 @@ export class NodeRequest implements UniversalServerRequest {
     // A body parser that ran before us (e.g. express.json()) consumed the stream.
     if (req._body === true || req.readableEnded) return Promise.resolve(preParsed(req.body, limit));
     const declared = Number(req.headers["content-length"]);
-    if (declared > limit) return Promise.reject(tooLarge(limit));
+    if (declared > limit) return discardRest(req, 0).then(() => Promise.reject(tooLarge(limit)));
     return new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -135,8 +148,8 @@ export class NodeRequest implements UniversalServerRequest {
         size += chunk.length;
         if (size > limit) {
           cleanup();
-          req.pause();
-          reject(tooLarge(limit));
+          chunks.length = 0;
+          discardRest(req, size).then(() => reject(tooLarge(limit)));
           return;
         }
         chunks.push(chunk);
@@ -160,6 +173,44 @@ export class NodeRequest implements UniversalServerRequest {
       req.on("close", onClose);
     });
   }
+}
+
+/** How much of an over-limit body is read and thrown away so that the 413 reaches the client. */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_MS = 5_000;
+
+/**
+ * Reads and drops the rest of a request body, up to a bound. Closing a
+ * connection with request bytes unread makes the kernel reset it, and a
+ * client still sending then sees the reset (EPIPE) instead of the 413; once
+ * the body is read, the answer and the close arrive in order. Past the
+ * bound the answer is sent anyway and the connection closed.
+ */
+function discardRest(req: IncomingMessage, alreadyRead: number): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  const declared = Number(req.headers["content-length"]);
+  if (declared > DISCARD_MAX_BYTES) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    let bytes = alreadyRead;
+    const done = () => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", done);
+      req.off("error", done);
+      req.off("close", done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DISCARD_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DISCARD_MAX_MS);
+    req.on("data", onData);
+    req.on("end", done);
+    req.on("error", done);
+    req.on("close", done);
+    req.resume();
+  });
 }
 
 function tooLarge(limit: number): RpcError {
@@ -186,6 +237,20 @@ export async function writeNodeResponse(
   response: UniversalServerResponse,
   request: NodeRequest,
 ): Promise<void> {
+  try {
+    await writeResponse(res, response, request);
+  } catch {
+    // A header value node refuses, say: answer a bare 500 if nothing went out yet.
+    if (response.body instanceof SseStream) response.body.close();
+    if (!res.headersSent && !res.destroyed) {
+      const body = JSON.stringify(new RpcError(Code.INTERNAL, "internal error").toStatusBody());
+      res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    } else res.destroy();
+  }
+}
+
+async function writeResponse(res: ServerResponse, response: UniversalServerResponse, request: NodeRequest): Promise<void> {
   const { status, headers, body } = response;
   if (res.headersSent || res.destroyed) {
     if (body instanceof SseStream) body.close();
@@ -251,6 +316,6 @@ export function nodeMiddleware(
   handle: NodeHandler,
 ): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
   return (req, res, next) => {
-    handle(req, res, { url: req.url ?? "/", native: req }).catch(next);
+    handle(req, res, { url: req.url ?? "/", native: req, next: () => next() }).catch(next);
   };
 }
