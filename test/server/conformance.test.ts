@@ -83,7 +83,7 @@ const libraryCases: Case[] = [
     method: "POST", path: "/v1/shelves/s1/books/b1:move", headers: json, body: JSON.stringify({ name: "ignored", destinationShelf: "s2" }),
     status: 200, response: book, rpc: "moveBook", request: { name: "shelves/s1/books/b1", destinationShelf: "s2" },
   },
-  { name: "a verb needs its method (405)", path: "/v1/shelves/s1/books/b1:move", status: 405, allow: "POST" },
+  { name: "a verb needs its method (405)", path: "/v1/shelves/s1/books/b1:move", status: 405, allow: "OPTIONS, POST" },
   { name: "scalar body field", method: "PUT", path: "/v1/shelves/s1/title", headers: json, body: JSON.stringify("New"), status: 200, response: { shelf: "s1", title: "New" }, rpc: "renameShelf", request: { shelf: "s1", title: "New" } },
   { name: "response_body", path: "/v1/shelves/s1/title", status: 200, response: "Classics", rpc: "getShelfTitle", request: { shelf: "s1" } },
   { name: "** takes many segments", path: "/v1/files/a/b/c.txt", status: 200, response: { path: "a/b", content: "AQID" }, rpc: "getFile", request: { path: "a/b/c.txt" } },
@@ -100,7 +100,7 @@ const libraryCases: Case[] = [
     response: [{ shelf: "s1", sequence: 1 }, { shelf: "s1", sequence: 2, book: { title: "Dune" } }], rpc: "watchShelf", request: { shelf: "s1", maxEvents: 2 },
   },
   { name: "unknown path (404)", path: "/v1/nothing/here", status: 404 },
-  { name: "wrong method (405)", method: "POST", path: "/v1/shelves/s1/books/b1", status: 405, allow: "CHECKOUT, DELETE, GET, PATCH" },
+  { name: "wrong method (405)", method: "POST", path: "/v1/shelves/s1/books/b1", status: 405, allow: "CHECKOUT, DELETE, GET, HEAD, OPTIONS, PATCH" },
 ];
 
 const a2a = { "a2a-version": "1.0" };
@@ -149,7 +149,7 @@ const a2aCases: Case[] = [
   { name: "CancelTask, body null", method: "POST", path: "/tasks/t1:cancel", headers: a2aJson, body: "null", status: 200, response: task, rpc: "cancelTask", request: { id: "t1" } },
   { name: "CancelTask, body {}", method: "POST", path: "/tasks/t1:cancel", headers: a2aJson, body: "{}", status: 200, response: task, rpc: "cancelTask", request: { id: "t1" } },
   { name: "CancelTask with metadata", method: "POST", path: "/tasks/t1:cancel", headers: a2aJson, body: JSON.stringify({ id: "x", metadata: { why: "done" } }), status: 200, response: task, rpc: "cancelTask", request: { id: "t1", metadata: { why: "done" } } },
-  { name: "GET on :cancel is 405", path: "/tasks/t1:cancel", headers: a2a, status: 405, allow: "POST" },
+  { name: "GET on :cancel is 405", path: "/tasks/t1:cancel", headers: a2a, status: 405, allow: "OPTIONS, POST" },
   { name: "SubscribeToTask on GET", path: "/tasks/t1:subscribe", headers: a2a, status: 200, sse: true, response: [{ task }], rpc: "subscribeToTask", request: { id: "t1" } },
   { name: "SubscribeToTask on POST, empty body", method: "POST", path: "/tasks/t1:subscribe", headers: a2a, status: 200, sse: true, response: [{ task }], rpc: "subscribeToTask", request: { id: "t1" } },
   { name: "SubscribeToTask on POST, body null", method: "POST", path: "/tasks/t1:subscribe", headers: a2aJson, body: "null", status: 200, sse: true, response: [{ task }], rpc: "subscribeToTask", request: { id: "t1" } },

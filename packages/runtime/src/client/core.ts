@@ -9,7 +9,7 @@ import {
   type Message,
   type Registry,
 } from "@bufbuild/protobuf";
-import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import { fastFromJson, fastToJson } from "../codec/fast-json.js";
 import type { JsonCodec } from "../codec/codec.js";
 import { Code, RpcError } from "../errors.js";
@@ -17,6 +17,8 @@ import type { RouteBinding } from "../route-binding.js";
 import { appendQuery, choosePlan, clientError, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 import { createJsonRpcClient } from "../jsonrpc/client.js";
+import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
+import { createSseFeed } from "./sse.js";
 
 /** Headers as a value, or a function (sync or async) called on every request. */
 export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
@@ -63,8 +65,13 @@ export interface ClientOptions {
   readonly contentType?: string | undefined;
   /** For `google.protobuf.Any` in requests and responses. */
   readonly registry?: Registry | undefined;
-  /** The largest server-sent event accepted, in characters; default 4 MiB. A bigger one fails the stream with RESOURCE_EXHAUSTED. */
+  /**
+   * The largest server-sent event accepted, in characters of its lines as
+   * sent; default 4 MiB. A bigger one fails the stream with RESOURCE_EXHAUSTED.
+   */
   readonly maxEventSize?: number | undefined;
+  /** The largest unary response body read, in bytes (error bodies too); default 8 MiB. A bigger one is RESOURCE_EXHAUSTED. */
+  readonly maxResponseSize?: number | undefined;
   /** Default per-call timeout in milliseconds; none by default. */
   readonly timeoutMs?: number | undefined;
   /**
@@ -132,7 +139,8 @@ interface RpcPlan {
  * - `timeoutMs` passed: DEADLINE_EXCEEDED, `httpStatus` 0;
  * - the caller's signal aborted: CANCELLED, `httpStatus` 0, `cause` the signal's reason;
  * - a 2xx whose body is not the expected JSON: INTERNAL with the answer's status;
- * - a stream event over `maxEventSize`: RESOURCE_EXHAUSTED.
+ * - a streaming call answered with a 2xx that is not `text/event-stream`: INTERNAL with the answer's status;
+ * - a stream event over `maxEventSize`, a unary body over `maxResponseSize`: RESOURCE_EXHAUSTED.
  */
 export function createRouteClient<T>(
   routes: readonly RouteBinding[],
@@ -148,6 +156,7 @@ export function createRouteClient<T>(
   const tenant = options.tenant ?? "";
   const registry = options.registry;
   const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
   const staticHeaders = typeof options.headers === "function" ? undefined : options.headers;
   const headersFn = typeof options.headers === "function" ? options.headers : undefined;
   const writeOptions = registry ? { registry } : undefined;
@@ -270,8 +279,8 @@ export function createRouteClient<T>(
       let text: string;
       try {
         res = await send(req);
-        if (!res.ok) throw await rpcErrorFromResponse(res);
-        text = await res.text();
+        if (!res.ok) throw await rpcErrorFromResponse(res, maxResponseSize);
+        text = await readBounded(res, maxResponseSize, `${plan.rpc}: the response`);
       } catch (e) {
         throw call.mapError(e);
       }
@@ -314,7 +323,8 @@ export function createRouteClient<T>(
       let res: Response;
       try {
         res = await send(req);
-        if (!res.ok) throw await rpcErrorFromResponse(res);
+        if (!res.ok) throw await rpcErrorFromResponse(res, maxResponseSize);
+        if (!isEventStream(res.headers.get("content-type"))) throw await notAStream(plan.rpc, res);
       } catch (e) {
         throw call.mapError(e);
       }
@@ -325,14 +335,7 @@ export function createRouteClient<T>(
       reader = res.body.getReader();
       const decoder = new TextDecoder();
       const queue: EventSourceMessage[] = [];
-      let overflow: ParseError | undefined;
-      const parser = createParser({
-        onEvent: (e) => void queue.push(e),
-        onError: (e) => {
-          if (e.type === "max-buffer-size-exceeded") overflow = e;
-        },
-        maxBufferSize: maxEventSize,
-      });
+      const sse = createSseFeed(maxEventSize, (e) => void queue.push(e));
       for (;;) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
@@ -348,13 +351,13 @@ export function createRouteClient<T>(
           finished = true;
           return;
         }
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        const within = sse.feed(decoder.decode(chunk.value, { stream: true }));
         for (let i = 0; i < queue.length; i++) {
           const message = decodeEvent(plan, chosen, queue[i]!, res.status);
           if (message !== undefined) yield message;
         }
         queue.length = 0;
-        if (overflow) {
+        if (!within) {
           throw new RpcError(Code.RESOURCE_EXHAUSTED, `${plan.rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], {
             httpStatus: res.status,
           });
@@ -415,6 +418,29 @@ export function createRouteClient<T>(
       });
     }
   }
+}
+
+function isEventStream(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const semi = contentType.indexOf(";");
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === "text/event-stream";
+}
+
+/** The error for a 2xx answer to a streaming call that is not an event stream (an HTML page, JSON, nothing). */
+async function notAStream(rpc: string, res: Response): Promise<RpcError> {
+  let snippet = "";
+  try {
+    snippet = (await readBounded(res, 4096, "the body")).replace(/\s+/g, " ").trim().slice(0, 200);
+  } catch {
+    res.body?.cancel().catch(() => {});
+  }
+  const type = res.headers.get("content-type");
+  return new RpcError(
+    Code.INTERNAL,
+    `${rpc}: expected a text/event-stream answer, got HTTP ${res.status} with ${type === null ? "no Content-Type" : `Content-Type ${type}`}${snippet === "" ? "" : `: ${snippet}`}`,
+    [],
+    { httpStatus: res.status },
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ export type {
   HeadersOption,
 } from "./core.js";
 export { escapeComponent, escapeMultiSegment } from "./encode.js";
+export { DEFAULT_MAX_RESPONSE_SIZE } from "./body.js";
 export { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 export { pickTransport } from "./transport.js";
 export type { AgentInterfaceLike, ClientBinding, PickedTransport } from "./transport.js";

@@ -1,4 +1,5 @@
 import { Code, RpcError, codeFromHttpStatus, httpStatusFromCode, type ErrorDetail } from "../errors.js";
+import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 
 /** How many characters of a non-JSON error body go into the error message. */
 const SNIPPET = 200;
@@ -47,10 +48,10 @@ export function rpcErrorFromStatusJson(json: unknown, httpStatus: number | undef
  * a body that is not one (an HTML 502 from a proxy), an error with the HTTP
  * status's code and a snippet of the body.
  */
-export async function rpcErrorFromResponse(res: Response): Promise<RpcError> {
+export async function rpcErrorFromResponse(res: Response, limit = DEFAULT_MAX_RESPONSE_SIZE): Promise<RpcError> {
   let text = "";
   try {
-    text = await res.text();
+    text = await readBounded(res, limit, `the HTTP ${res.status} error body`);
   } catch (cause) {
     return new RpcError(codeFromHttpStatus(res.status), `HTTP ${res.status}: the error body could not be read`, [], {
       httpStatus: res.status,

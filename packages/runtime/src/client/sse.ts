@@ -1,0 +1,77 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+/**
+ * Feeds decoded SSE text to eventsource-parser, holding every event to
+ * `maxEventSize` characters of its lines as sent (field names, comments and
+ * `data:` prefixes included, line ends not). The parser's own bound looks at
+ * its buffer after each whole chunk, so an event that ends inside the chunk
+ * can pass it, and a flood of short `data:` lines grows its data string
+ * line by line before it stops them; counting the raw lines here is exact
+ * and keeps an over-size event from ever being buffered whole.
+ */
+export interface SseFeed {
+  /**
+   * Feeds one decoded chunk; events go to `onEvent`. Returns false when an
+   * event passed the bound: the text up to that point was fed, the rest not.
+   */
+  feed(text: string): boolean;
+}
+
+export function createSseFeed(maxEventSize: number, onEvent: (e: EventSourceMessage) => void): SseFeed {
+  const parser = createParser({ onEvent });
+  /** Characters of the event read so far (since the last empty line). */
+  let size = 0;
+  /** The last character ended a line, so a line end now is an empty line. */
+  let eol = true;
+  /** The last character was CR: a LF now belongs to it (CRLF). */
+  let cr = false;
+
+  /** Index at which the bound is passed, or -1. */
+  function scan(text: string): number {
+    const n = text.length;
+    let i = 0;
+    const noCr = text.indexOf("\r") < 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || c === 13) {
+        if (c === 10 && cr) {
+          cr = false;
+          i++;
+          continue;
+        }
+        cr = c === 13;
+        if (eol) size = 0;
+        eol = true;
+        i++;
+        continue;
+      }
+      // A run of line content, up to the next line end.
+      let end: number;
+      if (noCr) {
+        end = text.indexOf("\n", i);
+        if (end < 0) end = n;
+      } else {
+        end = i + 1;
+        while (end < n && text.charCodeAt(end) !== 10 && text.charCodeAt(end) !== 13) end++;
+      }
+      size += end - i;
+      eol = false;
+      cr = false;
+      if (size > maxEventSize) return end - (size - maxEventSize);
+      i = end;
+    }
+    return -1;
+  }
+
+  return {
+    feed(text) {
+      const over = scan(text);
+      if (over < 0) {
+        parser.feed(text);
+        return true;
+      }
+      parser.feed(text.slice(0, over));
+      return false;
+    },
+  };
+}
