@@ -14,7 +14,7 @@ export interface RawResponse {
  * and parses the answer. For request targets that fetch would rewrite
  * (`/a/../b`, `*`, absolute-form, a backslash).
  */
-export function rawRequest(origin: string, head: string, body = "", timeoutMs = 5_000): Promise<RawResponse> {
+export function rawRequest(origin: string, head: string, body: string | Uint8Array = "", timeoutMs = 5_000): Promise<RawResponse> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -43,7 +43,7 @@ export function rawRequest(origin: string, head: string, body = "", timeoutMs = 
       resolve({ status: Number(statusLine!.split(" ")[1]), headers, body: rest.toString("utf8") });
     });
     socket.write(`${head}\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);
-    if (body !== "") socket.write(body);
+    if (body.length > 0) socket.write(body);
   });
 }
 
