@@ -29,12 +29,16 @@ const segment: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A path built along one of the service's templates (most of the time) or from random segments. */
+const varSegment = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]{1,8}$/) }, { weight: 3, arbitrary: segment });
+const multiSegment = fc.array(segment, { minLength: 0, maxLength: 4 }).map((a) => a.join("/"));
+
 function pathFor(routes: readonly RouteBinding[]): fc.Arbitrary<string> {
-  const templated = fc.constantFrom(...routes).chain((r) => {
+  // Built once per route: building arbitraries per sample (fc.chain) is slow.
+  const perRoute = routes.map((r) => {
     const segs = r.path.segments.map((s): fc.Arbitrary<string> => {
       if (s.kind === "literal") return fc.oneof({ weight: 8, arbitrary: fc.constant(s.value) }, { weight: 1, arbitrary: segment });
-      if (s.kind === "*") return fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]{1,8}$/) }, { weight: 3, arbitrary: segment });
-      return fc.array(segment, { minLength: 0, maxLength: 4 }).map((a) => a.join("/"));
+      if (s.kind === "*") return varSegment;
+      return multiSegment;
     });
     const verb = r.path.verb === "" ? fc.constant("") : fc.oneof({ weight: 6, arbitrary: fc.constant(":" + r.path.verb) }, { weight: 1, arbitrary: segment.map((s) => ":" + s) });
     return fc.tuple(fc.tuple(...segs), verb, fc.constantFrom("", "", "", "/", "//")).map(([parts, v, tail]) => {
@@ -42,6 +46,7 @@ function pathFor(routes: readonly RouteBinding[]): fc.Arbitrary<string> {
       return p + tail;
     });
   });
+  const templated = fc.oneof(...perRoute);
   const random = fc.array(segment, { minLength: 0, maxLength: 6 }).map((a) => "/" + a.join("/"));
   return fc.oneof({ weight: 6, arbitrary: templated }, { weight: 1, arbitrary: random });
 }
