@@ -9,6 +9,7 @@ import { Role } from "../../gen/a2a_pb.js";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
 import { Code, RpcError } from "a2a-http";
 import { startRecorder, type Recorder } from "./recorder.js";
+import { reportFigure } from "../reliability/report.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -17,7 +18,18 @@ let server: Recorder;
 beforeAll(async () => {
   server = await startRecorder();
 });
-afterAll(() => server.close());
+/** Peak heap growth of the client per hostile server, for the README's figures. */
+const peaks: Record<string, number> = {};
+afterAll(async () => {
+  const mb = (k: string) => (peaks[k] === undefined ? "–" : `${peaks[k]!.toFixed(0)} MB`);
+  reportFigure("hostile", {
+    summary:
+      `an endless event: RESOURCE_EXHAUSTED, peak heap +${mb("endless")}; endless empty \`data:\` lines: RESOURCE_EXHAUSTED, +${mb("empty-lines")}; ` +
+      `200,000 tiny events: all read, +${mb("tiny")}; a 200 MiB unary body: RESOURCE_EXHAUSTED, +${mb("body")}; ` +
+      "stalled, reset, truncated, HTML and wrong-type answers: an RpcError with a code each; timeouts and AbortSignal in 7 states of a call",
+  });
+  await server.close();
+});
 
 const message = { messageId: "m1", role: Role.USER, parts: [{ content: { case: "text" as const, value: "hi" } }] };
 const client = (extra: Parameters<typeof createA2AServiceClient>[0] extends infer O ? Partial<O> : never = {}) =>
@@ -72,6 +84,7 @@ describe("hostile streams", () => {
   it("an endless event: RESOURCE_EXHAUSTED at the cap, memory bounded", async () => {
     server.respond = flood(sseHead, (i) => (i === 0 ? "data: " : "x".repeat(64 * 1024)));
     const { value, peakMB } = await peakHeapGrowth(() => collect(client().sendStreamingMessage({ message })));
+    peaks["endless"] = peakMB;
     expect(value.error).toBeInstanceOf(RpcError);
     expect(value.error?.code).toBe(Code.RESOURCE_EXHAUSTED);
     expect(peakMB).toBeLessThan(40);
@@ -80,6 +93,7 @@ describe("hostile streams", () => {
   it("endless empty data: lines are held to the cap too (D7)", async () => {
     server.respond = flood(sseHead, () => "data:\n".repeat(8192));
     const { value, peakMB } = await peakHeapGrowth(() => collect(client().sendStreamingMessage({ message })));
+    peaks["empty-lines"] = peakMB;
     expect(value.error?.code).toBe(Code.RESOURCE_EXHAUSTED);
     // Before: the parser's data string grew line by line to ~130 MB before its bound stopped it.
     expect(peakMB).toBeLessThan(60);
@@ -107,6 +121,7 @@ describe("hostile streams", () => {
   it("200,000 tiny events all arrive, memory bounded", async () => {
     server.respond = flood(sseHead, () => 'data: {"task":{}}\n\n'.repeat(1000), 200);
     const { value, peakMB } = await peakHeapGrowth(() => collect(client().sendStreamingMessage({ message })));
+    peaks["tiny"] = peakMB;
     expect(value).toEqual({ items: 200_000 });
     expect(peakMB).toBeLessThan(40);
   });
@@ -167,6 +182,7 @@ describe("hostile unary answers", () => {
       const { value, peakMB } = await peakHeapGrowth(() => client().getTask({ id: "t1" }).then(() => undefined, (e: unknown) => e));
       expect(value).toBeInstanceOf(RpcError);
       expect((value as RpcError).code).toBe(Code.RESOURCE_EXHAUSTED);
+      peaks["body"] = Math.max(peaks["body"] ?? 0, peakMB);
       expect(peakMB).toBeLessThan(60);
     }
   });

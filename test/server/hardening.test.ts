@@ -15,7 +15,7 @@ const v = { "a2a-version": "1.0" };
 const j = { ...v, "content-type": "application/json" };
 const message = { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] };
 const task = { id: "t1", contextId: "c1", status: { state: 1 } };
-const ev = { statusUpdate: { taskId: "t1", contextId: "c1", status: { state: 2 } } };
+const ev = { payload: { case: "statusUpdate" as const, value: { taskId: "t1", contextId: "c1", status: { state: 2 } } } };
 
 /** An Error that claims to be the runtime's RpcError without being one. */
 function impostor(details: unknown = []): Error {
