@@ -11,7 +11,7 @@ import { LibraryServiceRoutes } from "../../gen/acme/library/v1/library_http.js"
 import { requestArbitrary } from "./fuzz.js";
 import { reportFigure } from "./report.js";
 
-const RUNS = Number(process.env["FUZZ_CASES"] ?? 4000);
+const RUNS = Number(process.env["FUZZ_CASES"] ?? 3000);
 const SEED = Number(process.env["FUZZ_SEED"] ?? 14);
 
 /** Runs `f`; an RpcError INVALID_ARGUMENT is a refusal, anything else thrown fails. */

@@ -9,7 +9,7 @@ import { LibraryServiceRoutes } from "../../gen/acme/library/v1/library_http.js"
 import { fuzzFleet, startFleet, type Fleet } from "./fuzz.js";
 import { reportFigure } from "./report.js";
 
-const CASES = Number(process.env["FUZZ_CASES"] ?? 4000);
+const CASES = Number(process.env["FUZZ_CASES"] ?? 3000);
 const SEED = Number(process.env["FUZZ_SEED"] ?? 14);
 const TIME_LIMIT_MS = Number(process.env["FUZZ_TIME_LIMIT_MS"] ?? 60_000);
 
