@@ -39,15 +39,16 @@ describe.each(tables)("%s routes in process", (name, routes) => {
         const q = req.target.indexOf("?");
         const rawPath = q >= 0 ? req.target.slice(0, q) : req.target;
         const rawQuery = q >= 0 ? req.target.slice(q + 1).split("#")[0]! : "";
-        let match: ReturnType<typeof router.match>;
-        if (refusesCleanly(() => (match = router.match(req.method, rawPath))) === "refused") return void counts.refused++;
-        if (match === undefined || "allow" in match!) return void counts.ok++;
+        let found: ReturnType<typeof router.match>;
+        if (refusesCleanly(() => (found = router.match(req.method, rawPath))) === "refused") return void counts.refused++;
+        if (found === undefined || "allow" in found) return void counts.ok++;
+        const match = found;
         counts.routed++;
         const route = routes[match.index]!;
         const text = typeof req.body === "string" ? req.body : new TextDecoder().decode(req.body);
         const outcome = refusesCleanly(() => {
           const body = route.body === "" || text.trim() === "" ? undefined : parseJsonBody(text);
-          const message = decodeRequest(route, { variables: match!.variables as Record<string, string>, query: route.body === "*" ? "" : rawQuery, body }, { commaLists: name === "a2a" });
+          const message = decodeRequest(route, { variables: match.variables as Record<string, string>, query: route.body === "*" ? "" : rawQuery, body }, { commaLists: name === "a2a" });
           checkRequired(route.input, message);
         });
         counts[outcome]++;

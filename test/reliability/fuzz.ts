@@ -83,7 +83,7 @@ function queryFor(routes: readonly RouteBinding[]): fc.Arbitrary<string> {
 }
 
 /** JSON text for a body: valid, near-valid and hostile. */
-const jsonBody: fc.Arbitrary<string | Uint8Array> = fc.oneof<(string | Uint8Array)[]>(
+const jsonBody: fc.Arbitrary<string | Uint8Array> = fc.oneof<fc.MaybeWeightedArbitrary<string | Uint8Array>[]>(
   { weight: 3, arbitrary: fc.json({ maxDepth: 4 }) },
   { weight: 3, arbitrary: fc.dictionary(fc.constantFrom("message", "id", "tenant", "configuration", "metadata", "book", "title", "destinationShelf", "pageSize", "name", "parent", "shelf", "taskId"), fc.jsonValue({ maxDepth: 3 })).map((o) => JSON.stringify(o)) },
   { weight: 2, arbitrary: fc.constantFrom(

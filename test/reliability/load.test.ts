@@ -3,10 +3,11 @@
 // `npm test`, 10 s in `npm run soak`). No call may fail, every unary answer
 // must be its own, and every stream must deliver its events in sequence,
 // none lost and none twice.
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { HandlerContext } from "a2a-http";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
-import { frameworks, start, type Running } from "../server/harness.js";
+import { frameworks } from "../server/harness.js";
 import { reportFigure } from "./report.js";
 
 const SECONDS = Number(process.env["LOAD_SECONDS"] ?? 1.5);
@@ -15,23 +16,24 @@ const STREAMS = 50;
 const EVENTS = 50;
 
 describe.each(frameworks)("load on %s", (framework) => {
-  let server: Running;
+  let child: ChildProcess;
+  const server = { url: "" };
   beforeAll(async () => {
-    server = await start(framework, {
-      kind: "a2a",
-      handlers: {
-        getTask: (req: { id: string }) => ({ id: req.id, contextId: "c" }),
-        async *subscribeToTask(req: { id: string }, ctx: HandlerContext) {
-          for (let n = 0; n < EVENTS; n++) {
-            if (ctx.signal.aborted) return;
-            yield { payload: { case: "statusUpdate" as const, value: { taskId: req.id, contextId: "c", status: { state: 2 }, metadata: { n } } } };
-            if (n % 10 === 9) await new Promise((r) => setImmediate(r));
-          }
-        },
-      },
-    } as never, { onError: () => {} });
+    // The server runs in a process of its own, from the runtime's source.
+    child = fork(fileURLToPath(new URL("./load-server.ts", import.meta.url)), [framework, String(EVENTS)], {
+      execArgv: ["--import", "tsx", "--conditions", "a2a-http-source"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    server.url = await new Promise<string>((resolve, reject) => {
+      child.once("message", (m) => resolve((m as { url: string }).url));
+      child.once("exit", (code) => reject(new Error(`the load server exited with ${code}`)));
+    });
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.send("stop");
+    await exited;
+  });
 
   test(`${UNARY} concurrent unary calls and ${STREAMS} concurrent streams for ${SECONDS} s`, async () => {
     const client = createA2AServiceClient({ baseUrl: server.url });

@@ -110,7 +110,7 @@ describe.each(frameworks)("hardening on %s", (framework) => {
   });
 
   test("D2: an 8 MiB POST gets its 413 every time (10 tries), with the body still being sent", async () => {
-    const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => ({ task }) } }, { onError: () => {}, bodyLimit: 64 * 1024 });
+    const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => ({ payload: { case: "task" as const, value: task } }) } }, { onError: () => {}, bodyLimit: 64 * 1024 });
     const big = JSON.stringify({ message: { ...message, parts: [{ text: "x".repeat(8 * 1024 * 1024) }] } });
     const outcomes: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -122,7 +122,7 @@ describe.each(frameworks)("hardening on %s", (framework) => {
   });
 
   test("D2: a chunked body over the limit (no Content-Length) gets its 413 too", async () => {
-    const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => ({ task }) } }, { onError: () => {}, bodyLimit: 1024 });
+    const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => ({ payload: { case: "task" as const, value: task } }) } }, { onError: () => {}, bodyLimit: 1024 });
     for (let i = 0; i < 5; i++) {
       const body = new ReadableStream<Uint8Array>({
         start(c) {
@@ -187,7 +187,7 @@ describe.each(frameworks)("hardening on %s", (framework) => {
   describe("D5: the runtime answers what Fastify would answer itself", () => {
     test("an empty Content-Type with a body", async () => {
       const calls: unknown[] = [];
-      const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => (calls.push(1), { task }) } });
+      const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => (calls.push(1), { payload: { case: "task" as const, value: task } }) } });
       const body = JSON.stringify({ message });
       const res = await rawRequest(s.origin, `POST /api/message:send HTTP/1.1\r\nA2A-Version: 1.0\r\nContent-Type:\r\nContent-Length: ${body.length}`, body);
       expect(res.status, res.body).toBe(400);

@@ -38,7 +38,7 @@ export function rawRequest(origin: string, head: string, body: string | Uint8Arr
         const v = l.slice(i + 1).trim();
         headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
       }
-      let rest = Buffer.from(text.slice(end + 4), "latin1");
+      let rest: Buffer = Buffer.from(text.slice(end + 4), "latin1");
       if (headers["transfer-encoding"] === "chunked") rest = unchunk(rest);
       resolve({ status: Number(statusLine!.split(" ")[1]), headers, body: rest.toString("utf8") });
     });
