@@ -285,6 +285,17 @@ describe.each(frameworks)("hardening on %s", (framework) => {
       expect(d.headers.get("allow")).toBe("OPTIONS, POST");
     });
 
+    test("OPTIONS * on an adapter mounted at the root: 204 with every method of the service", async () => {
+      const s = await run(framework, { kind: "a2a", handlers: {} }, {}, "/");
+      const res = await rawRequest(s.origin, "OPTIONS * HTTP/1.1");
+      // @hono/node-server refuses the asterisk-form before Hono runs.
+      if (framework === "hono") expect(res.status).toBe(400);
+      else {
+        expect(res.status).toBe(204);
+        expect(res.headers["allow"]).toBe("DELETE, GET, HEAD, OPTIONS, POST");
+      }
+    });
+
     test("unaryTimeoutMs: a slow handler is a 504 and its signal fires", async () => {
       let aborted: unknown;
       const s = await run(framework, {

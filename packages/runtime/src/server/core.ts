@@ -175,6 +175,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
   const encodeOptions = a2a ? { emitRequired: true, jsonCodec } : { jsonCodec };
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
+  const allMethods = allowHeader([...new Set(table.map((r) => r.method.toUpperCase()).filter((m) => m !== "*"))]);
   const unaryTimeoutMs = options.unaryTimeoutMs;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const h = handlers as Record<string, unknown>;
@@ -280,6 +281,9 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   async function serve(req: UniversalServerRequest, deadline: AbortController | undefined): Promise<UniversalServerResponse> {
     let route: RouteBinding | undefined;
     try {
+      // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): reaches
+      // an adapter mounted at the root only.
+      if (req.rawPath === "*" && req.method === "OPTIONS") return { status: 204, headers: { allow: allMethods }, body: "" };
       const bad = badPath(req.rawPath);
       if (bad !== undefined) throw routingError(Code.INVALID_ARGUMENT, 400, bad, "INVALID_REQUEST");
       let match = router.match(req.method, req.rawPath);
