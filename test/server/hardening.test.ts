@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
 import express from "express";
-import { RpcError, Code, type HandlerContext } from "a2a-http";
+import { RpcError, Code, SseStream, type HandlerContext } from "a2a-http";
 import { frameworks, start, type Running } from "./harness.js";
 import { parseSse, send } from "./recording.js";
 import { rawRequest } from "./raw.js";
@@ -382,5 +382,20 @@ describe("Express fall-through", () => {
         await new Promise((r) => server.close(r));
       }
     }
+  });
+});
+
+describe("SseStream", () => {
+  test("close() ends a keep-alive wait at once, so a closed stream holds no timer", async () => {
+    // A handler that ignores its signal: its next() never settles.
+    const iterator: AsyncIterator<unknown> = { next: () => new Promise(() => {}), return: async () => ({ done: true, value: undefined }) };
+    const stream = new SseStream(iterator, "data: {}\n\n", () => "", () => "", 10_000);
+    expect(await stream.next()).toBe("data: {}\n\n");
+    const next = stream.next();
+    await new Promise((r) => setTimeout(r, 10));
+    const t0 = Date.now();
+    stream.close();
+    expect(await next).toBeUndefined();
+    expect(Date.now() - t0).toBeLessThan(1_000);
   });
 });

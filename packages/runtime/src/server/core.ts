@@ -487,6 +487,8 @@ export class SseStream {
 
   /** The handler's `next()` that a keep-alive comment interrupted: still the one to wait for. */
   private inflight: Promise<IteratorResult<unknown>> | undefined;
+  /** Ends the keep-alive wait early, so a closed stream holds no timer. */
+  private stopWaiting: (() => void) | undefined;
 
   /** The next chunk, or `undefined` when the stream has ended. */
   async next(): Promise<string | undefined> {
@@ -499,8 +501,12 @@ export class SseStream {
     let r: IteratorResult<unknown>;
     try {
       const p = (this.inflight ??= this.iterator.next());
-      if (this.keepAliveMs > 0 && !(await settlesWithin(p, this.keepAliveMs))) {
-        return this.closed ? undefined : KEEP_ALIVE_CHUNK;
+      if (this.keepAliveMs > 0) {
+        const wait = settlesWithin(p, this.keepAliveMs);
+        this.stopWaiting = wait.cancel;
+        const settled = await wait.settled;
+        this.stopWaiting = undefined;
+        if (!settled) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
       }
       this.inflight = undefined;
       r = await p;
@@ -522,6 +528,7 @@ export class SseStream {
   /** Ends the stream early (the client went away): calls the iterator's `return()` once. */
   close(): void {
     this.pending = undefined;
+    this.stopWaiting?.();
     if (this.closed) return;
     this.closed = true;
     if (!this.finished) closeIterator(this.iterator);
@@ -531,16 +538,19 @@ export class SseStream {
 /** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
 const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";
 
-/** True when `p` settles (either way) within `ms`; never rejects. */
-function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
+/** `settled` is true when `p` settles (either way) within `ms`, false on the timer or `cancel()`; never rejects. */
+function settlesWithin(p: Promise<unknown>, ms: number): { settled: Promise<boolean>; cancel: () => void } {
+  let cancel!: () => void;
+  const settled = new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    const settled = () => {
+    const done = (value: boolean) => () => {
       clearTimeout(timer);
-      resolve(true);
+      resolve(value);
     };
-    p.then(settled, settled);
+    cancel = done(false);
+    p.then(done(true), done(true));
   });
+  return { settled, cancel };
 }
 
 export function closeIterator(iterator: AsyncIterator<unknown>): void {
