@@ -44,7 +44,7 @@ for (const kind of ["a2a", "library-none"]) {
   const f = byName[`fuzz-${kind}`];
   if (f) {
     const k = f.byKind ?? {};
-    rows.push(`| fuzzing whole requests, ${kind === "a2a" ? "A2A service" : "library proto (generic profile)"}, seed ${f.seed} | ${n(f.cases)} cases × 3 frameworks (${n(f.requests)} requests): ${n(f.failures)} failures; ${n(k["served"])} served by the adapters, ${n(k["refused by node's HTTP parser"] ?? 0)} refused by node's HTTP parser, ${n(k["outside the mount"] ?? 0)} climbing out of the mount |`);
+    rows.push(`| fuzzing whole requests, ${kind === "a2a" ? "A2A service" : "library proto (generic profile)"}, seed ${f.seed} | ${n(f.cases)} cases × 3 frameworks (${n(f.requests)} requests): ${n(f.failures)} failures; ${n(k["served"])} served by the adapters, ${n(k["refused by node's HTTP parser"] ?? 0)} refused by node's HTTP parser, ${n(k["outside the mount"] ?? 0)} climbing out of the mount; ${n(k["answered on a second try"] ?? 0)} answered only on a second try (no answer within 1 s on the first) |`);
   }
 }
 for (const kind of ["a2a", "library"]) {

@@ -227,6 +227,23 @@ describe("hostile unary answers", () => {
   });
 });
 
+describe("the JSON-RPC transport has the same bounds", () => {
+  const rpc = () => client({ transport: "jsonrpc" });
+  it("a 200 MiB answer: RESOURCE_EXHAUSTED, memory bounded", async () => {
+    server.respond = flood({ "content-type": "application/json" }, () => "x".repeat(1024 * 1024), 200);
+    const { value, peakMB } = await peakHeapGrowth(() => rpc().getTask({ id: "t1" }).then(() => undefined, (e: unknown) => e));
+    expect((value as RpcError).code).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(peakMB).toBeLessThan(60);
+  });
+
+  it("endless empty data: lines: RESOURCE_EXHAUSTED at the event cap", async () => {
+    server.respond = flood(sseHead, () => "data:\n".repeat(8192));
+    const { value, peakMB } = await peakHeapGrowth(() => collect(rpc().sendStreamingMessage({ message })));
+    expect(value.error?.code).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(peakMB).toBeLessThan(60);
+  });
+});
+
 describe("AbortSignal and timeouts in every state", () => {
   /** Server behaviours that leave a call hanging at one point. */
   const stalls: Record<string, (r: unknown, res: ServerResponse, raw: IncomingMessage) => void> = {

@@ -2,7 +2,7 @@
 // typed methods, streams, errors and signals as HTTP+JSON, every call a POST
 // of {"jsonrpc": "2.0", id, method, params} to one URL.
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
-import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import {
@@ -16,6 +16,8 @@ import {
 } from "../client/core.js";
 import { clientError } from "../client/plan.js";
 import { rpcErrorFromResponse } from "../client/status.js";
+import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "../client/body.js";
+import { createSseFeed } from "../client/sse.js";
 import { fromJsonRpcError } from "./errors.js";
 
 const JSON_TYPE = "application/json";
@@ -50,6 +52,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
   const contentType = options.contentType ?? JSON_TYPE;
   const registry: Registry | undefined = options.registry;
   const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
   const writeOptions = registry ? { registry } : undefined;
   const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
   const staticHeaders = typeof options.headers === "function" ? undefined : options.headers;
@@ -106,7 +109,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
   async function post(req: ClientRequest): Promise<Response> {
     const res = await send(req);
     if (res.ok) return res;
-    const text = await res.text().catch(() => "");
+    const text = await readBounded(res, maxResponseSize, `the HTTP ${res.status} error body`).catch(() => "");
     const envelope = parseJson(text);
     if (isEnvelope(envelope) && envelope["error"] !== undefined) throw withStatus(fromJsonRpcError(envelope["error"], res.status), res.status);
     throw await rpcErrorFromResponse(new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers }));
@@ -120,7 +123,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
       let text: string;
       try {
         res = await post({ ...prepared, signal: call.signal });
-        text = await res.text();
+        text = await readBounded(res, maxResponseSize, `${plan.rpc}: the response`);
       } catch (e) {
         throw call.mapError(e);
       }
@@ -165,7 +168,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
       if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith(SSE_TYPE)) {
         let text: string;
         try {
-          text = await res.text();
+          text = await readBounded(res, maxResponseSize, `${plan.rpc}: the response`);
         } catch (e) {
           throw call.mapError(e);
         }
@@ -181,14 +184,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
       reader = res.body.getReader();
       const decoder = new TextDecoder();
       const queue: EventSourceMessage[] = [];
-      let overflow: ParseError | undefined;
-      const parser = createParser({
-        onEvent: (e) => void queue.push(e),
-        onError: (e) => {
-          if (e.type === "max-buffer-size-exceeded") overflow = e;
-        },
-        maxBufferSize: maxEventSize,
-      });
+      const sse = createSseFeed(maxEventSize, (e) => void queue.push(e));
       for (;;) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
@@ -202,7 +198,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
           finished = true;
           return;
         }
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        const within = sse.feed(decoder.decode(chunk.value, { stream: true }));
         for (let i = 0; i < queue.length; i++) {
           const e = queue[i]!;
           // Every event (`event: error` too) is one JSON-RPC response.
@@ -210,7 +206,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
           yield result(plan, id, parseJson(e.data), e.data, res.status);
         }
         queue.length = 0;
-        if (overflow) {
+        if (!within) {
           throw new RpcError(Code.RESOURCE_EXHAUSTED, `${plan.rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], { httpStatus: res.status });
         }
       }
