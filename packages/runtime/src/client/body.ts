@@ -1,4 +1,5 @@
 import { Code, RpcError } from "../errors.js";
+import { decodeChunks } from "../utf8.js";
 
 /** The largest unary response body the client reads unless told otherwise: 8 MiB. */
 export const DEFAULT_MAX_RESPONSE_SIZE = 8 * 1024 * 1024;
@@ -33,13 +34,5 @@ export async function readBounded(res: Response, limit: number, what: string): P
     }
     chunks.push(r.value);
   }
-  const decoder = new TextDecoder();
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return decoder.decode(all);
+  return decodeChunks(chunks, size);
 }

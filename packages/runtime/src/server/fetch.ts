@@ -1,4 +1,5 @@
 import { Code, RpcError } from "../errors.js";
+import { decodeChunks } from "../utf8.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import {
   createHttpHandler,
@@ -215,16 +216,7 @@ class FetchRequest implements UniversalServerRequest {
       }
       chunks.push(r.value);
     }
-    if (chunks.length === 0) return "";
-    const decoder = new TextDecoder();
-    if (chunks.length === 1) return decoder.decode(chunks[0]);
-    const all = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-      all.set(c, at);
-      at += c.byteLength;
-    }
-    return decoder.decode(all);
+    return decodeChunks(chunks, size);
   }
 }
 
