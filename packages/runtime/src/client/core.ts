@@ -18,7 +18,7 @@ import { appendQuery, choosePlan, clientError, compileBinding, type BindingPlan 
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 import { createJsonRpcClient } from "../jsonrpc/client.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
-import { createSseFeed } from "./sse.js";
+import { readSseEvents } from "./sse.js";
 
 /** Headers as a value, or a function (sync or async) called on every request. */
 export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
@@ -333,36 +333,11 @@ export function createRouteClient<T>(
         return;
       }
       reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      const queue: EventSourceMessage[] = [];
-      const sse = createSseFeed(maxEventSize, (e) => void queue.push(e));
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (e) {
-          throw call.mapError(e);
-        }
-        if (chunk.done) {
-          // A body cut short by the caller's signal or the deadline is not a normal end.
-          const stopped = call.stopped();
-          if (stopped) throw stopped;
-          // An event without its closing blank line is dropped, as EventSource does.
-          finished = true;
-          return;
-        }
-        const within = sse.feed(decoder.decode(chunk.value, { stream: true }));
-        for (let i = 0; i < queue.length; i++) {
-          const message = decodeEvent(plan, chosen, queue[i]!, res.status);
-          if (message !== undefined) yield message;
-        }
-        queue.length = 0;
-        if (!within) {
-          throw new RpcError(Code.RESOURCE_EXHAUSTED, `${plan.rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], {
-            httpStatus: res.status,
-          });
-        }
+      for await (const e of readSseEvents(reader, call, maxEventSize, plan.rpc, res.status)) {
+        const message = decodeEvent(plan, chosen, e, res.status);
+        if (message !== undefined) yield message;
       }
+      finished = true;
     } finally {
       call.done();
       if (!finished) {

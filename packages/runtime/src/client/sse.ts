@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { Code, RpcError } from "../errors.js";
 
 /**
  * Feeds decoded SSE text to eventsource-parser, holding every event to
@@ -74,4 +75,50 @@ export function createSseFeed(maxEventSize: number, onEvent: (e: EventSourceMess
       return false;
     },
   };
+}
+
+/** How a stream's reads are stopped and their failures named (the call's deadline and signal). */
+export interface SseCall {
+  mapError(e: unknown): unknown;
+  /** The error of a stop by the caller's signal or the deadline, if that is what ended the body. */
+  stopped(): unknown;
+}
+
+/**
+ * The events of an SSE body, chunk by chunk through {@link createSseFeed}.
+ * A read failure throws what `call` maps it to; a body cut short by the
+ * caller's signal or the deadline is not a normal end; an event without its
+ * closing blank line is dropped, as EventSource does; an event over
+ * `maxEventSize` is RESOURCE_EXHAUSTED. Cancelling the reader when the
+ * consumer stops early is the caller's (it owns the connection).
+ */
+export async function* readSseEvents(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  call: SseCall,
+  maxEventSize: number,
+  rpc: string,
+  status: number,
+): AsyncGenerator<EventSourceMessage> {
+  const decoder = new TextDecoder();
+  const queue: EventSourceMessage[] = [];
+  const sse = createSseFeed(maxEventSize, (e) => void queue.push(e));
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (e) {
+      throw call.mapError(e);
+    }
+    if (chunk.done) {
+      const stopped = call.stopped();
+      if (stopped) throw stopped;
+      return;
+    }
+    const within = sse.feed(decoder.decode(chunk.value, { stream: true }));
+    for (let i = 0; i < queue.length; i++) yield queue[i]!;
+    queue.length = 0;
+    if (!within) {
+      throw new RpcError(Code.RESOURCE_EXHAUSTED, `${rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], { httpStatus: status });
+    }
+  }
 }

@@ -2,7 +2,6 @@
 // typed methods, streams, errors and signals as HTTP+JSON, every call a POST
 // of {"jsonrpc": "2.0", id, method, params} to one URL.
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
-import type { EventSourceMessage } from "eventsource-parser";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import {
@@ -17,7 +16,7 @@ import {
 import { clientError } from "../client/plan.js";
 import { rpcErrorFromResponse } from "../client/status.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "../client/body.js";
-import { createSseFeed } from "../client/sse.js";
+import { readSseEvents } from "../client/sse.js";
 import { fromJsonRpcError } from "./errors.js";
 
 const JSON_TYPE = "application/json";
@@ -182,34 +181,12 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
         return;
       }
       reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      const queue: EventSourceMessage[] = [];
-      const sse = createSseFeed(maxEventSize, (e) => void queue.push(e));
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (e) {
-          throw call.mapError(e);
-        }
-        if (chunk.done) {
-          const stopped = call.stopped();
-          if (stopped) throw stopped;
-          finished = true;
-          return;
-        }
-        const within = sse.feed(decoder.decode(chunk.value, { stream: true }));
-        for (let i = 0; i < queue.length; i++) {
-          const e = queue[i]!;
-          // Every event (`event: error` too) is one JSON-RPC response.
-          if (e.data === "") continue;
-          yield result(plan, id, parseJson(e.data), e.data, res.status);
-        }
-        queue.length = 0;
-        if (!within) {
-          throw new RpcError(Code.RESOURCE_EXHAUSTED, `${plan.rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], { httpStatus: res.status });
-        }
+      for await (const e of readSseEvents(reader, call, maxEventSize, plan.rpc, res.status)) {
+        // Every event (`event: error` too) is one JSON-RPC response.
+        if (e.data === "") continue;
+        yield result(plan, id, parseJson(e.data), e.data, res.status);
       }
+      finished = true;
     } finally {
       call.done();
       if (!finished) {
