@@ -177,7 +177,7 @@ test("a file without services, or whose services have no rules, yields no files"
 describe("plugin options", () => {
   const a2a = (parameter: string) => runPlugin(request("valid", ["a2a.proto"], parameter));
   const validList =
-    "valid options are profile, server, client, stub, connect, conflicts, openapi, streaming, same_shape, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
+    "valid options are profile, server, client, stub, connect, json_codec, conflicts, openapi, streaming, same_shape, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
 
   test("an unknown option is named, with the list of valid ones", () => {
     expect(thrown(() => a2a("target=ts,flavour=mild"))).toBe(
@@ -231,6 +231,19 @@ describe("plugin options", () => {
     expect(on?.content).toContain('from "@acme/rt/connect"');
     expect(on?.content).toContain("export function a2aServiceConnect");
     expect(thrown(() => a2a("connect=maybe"))).toContain('option "connect=maybe" is not valid');
+  });
+  test("json_codec (default true) writes <file>_http_json.ts, importing <runtime_import>/json, and the route table uses it", () => {
+    const on = a2a("target=ts,runtime_import=@acme/rt");
+    const codecs = on.file.find((f) => f.name === "a2a_http_json.ts")?.content ?? "";
+    expect(codecs).toContain('from "@acme/rt/json"');
+    expect(codecs).toContain("export const TaskJson: MessageJsonCodec<typeof TaskSchema>");
+    const routes = on.file.find((f) => f.name === "a2a_http.ts")!.content;
+    expect(routes).toContain("json: { input: GetTaskRequestJson, output: TaskJson }");
+    expect(routes).toContain('from "./a2a_http_json.js"');
+    const off = a2a("target=ts,json_codec=false");
+    expect(off.file.some((f) => f.name.endsWith("_http_json.ts"))).toBe(false);
+    expect(off.file.find((f) => f.name === "a2a_http.ts")!.content).not.toContain("json:");
+    expect(thrown(() => a2a("json_codec=yes"))).toContain('option "json_codec=yes" is not valid');
   });
 });
 

@@ -41,6 +41,13 @@ export interface PluginOptions {
    * (`true` or `json`) and/or `.yaml`. Default: neither.
    */
   readonly openapi: readonly OpenApiFormat[];
+  /**
+   * `json_codec=true|false`: write `<file>_http_json.ts`, a ProtoJSON reader and
+   * writer per message the routes read or write (no reflection per value),
+   * which the route table hands to servers and clients. Default true; `false`
+   * leaves all JSON to protobuf-es's reflective fromJson/toJson.
+   */
+  readonly jsonCodec: boolean;
 }
 
 export type OpenApiFormat = "json" | "yaml";
@@ -55,6 +62,7 @@ const choices = {
   client: ["true", "false"],
   stub: ["true", "false"],
   connect: ["true", "false"],
+  json_codec: ["true", "false"],
   conflicts: ["comment", "warn", "error"],
   openapi: ["true", "false", "json", "yaml"],
   streaming: ["warn", "error"],
@@ -75,6 +83,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let client = true;
   let stub = true;
   let connect = false;
+  let jsonCodec = true;
   let conflicts: PluginOptions["conflicts"] = "comment";
   let streaming: PluginOptions["streaming"] = "warn";
   let sameShape: PluginOptions["sameShape"] = "error";
@@ -112,6 +121,9 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
       case "connect":
         connect = value === "true";
         break;
+      case "json_codec":
+        jsonCodec = value === "true";
+        break;
       case "conflicts":
         conflicts = value as PluginOptions["conflicts"];
         break;
@@ -132,5 +144,5 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
         break;
     }
   }
-  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, streaming, sameShape, runtimeImport, openapi };
+  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, streaming, sameShape, runtimeImport, openapi, jsonCodec };
 }

@@ -4,6 +4,7 @@ import type { Plugin } from "@bufbuild/protoplugin";
 import { emitClientFile } from "./emit/client.js";
 import { emitConnectFile } from "./emit/connect.js";
 import { openApiFiles, type ExtraFile } from "./emit/openapi-file.js";
+import { emitJsonCodecFile } from "./emit/json-codec.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
 import { emitStubFile } from "./emit/stub.js";
@@ -39,7 +40,8 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
           if (schema.options.conflicts === "warn") diagnostics.warn(`protoc-gen-a2a-http: warning: ${line}`);
         }
       }
-      emitRoutesFile(schema, file, services);
+      const codecs = schema.options.jsonCodec ? emitJsonCodecFile(schema, file, services) : new Map();
+      emitRoutesFile(schema, file, services, codecs);
       if (schema.options.servers.length > 0) emitServerFiles(schema, file, services);
       if (schema.options.stub) emitStubFile(schema, file, services);
       if (schema.options.client) emitClientFile(schema, file, services);

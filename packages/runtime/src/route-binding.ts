@@ -1,4 +1,5 @@
 import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
+import type { MessageJsonCodec } from "./json/index.js";
 import type { PathTemplate } from "./path-template.js";
 
 /**
@@ -26,6 +27,12 @@ export interface RouteBinding {
   readonly output: DescMessage;
   /** "primary" for the rule itself, "additional" for one of its `additional_bindings`. */
   readonly binding: "primary" | "additional";
+  /**
+   * The generated ProtoJSON codecs of `input` and `output` (plugin option
+   * `json_codec`, on by default). Without one, protobuf-es's reflective
+   * fromJson/toJson do that message's JSON.
+   */
+  readonly json?: { readonly input?: MessageJsonCodec; readonly output?: MessageJsonCodec };
 }
 
 /** What every handler gets besides its request. */

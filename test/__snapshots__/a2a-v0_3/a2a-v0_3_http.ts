@@ -6,6 +6,7 @@
 
 import type { CancelTaskRequest, CreateTaskPushNotificationConfigRequest, DeleteTaskPushNotificationConfigRequest, GetAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigRequest, SendMessageRequest, TaskSubscriptionRequest } from "./a2a-v0_3_pb.js";
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, CreateTaskPushNotificationConfigRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigRequestSchema, ListTaskPushNotificationConfigResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskSubscriptionRequestSchema } from "./a2a-v0_3_pb.js";
+import { AgentCardJson, CancelTaskRequestJson, CreateTaskPushNotificationConfigRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigRequestJson, ListTaskPushNotificationConfigResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, TaskJson, TaskPushNotificationConfigJson, TaskSubscriptionRequestJson } from "./a2a-v0_3_http_json.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -27,6 +28,7 @@ export const A2AServiceRoutes = [
     input: SendMessageRequestSchema,
     output: SendMessageResponseSchema,
     binding: "primary",
+    json: { input: SendMessageRequestJson, output: SendMessageResponseJson },
   },
   {
     rpc: "sendStreamingMessage",
@@ -40,6 +42,7 @@ export const A2AServiceRoutes = [
     input: SendMessageRequestSchema,
     output: StreamResponseSchema,
     binding: "primary",
+    json: { input: SendMessageRequestJson, output: StreamResponseJson },
   },
   {
     rpc: "getTask",
@@ -53,6 +56,7 @@ export const A2AServiceRoutes = [
     input: GetTaskRequestSchema,
     output: TaskSchema,
     binding: "primary",
+    json: { input: GetTaskRequestJson, output: TaskJson },
   },
   {
     rpc: "cancelTask",
@@ -66,6 +70,7 @@ export const A2AServiceRoutes = [
     input: CancelTaskRequestSchema,
     output: TaskSchema,
     binding: "primary",
+    json: { input: CancelTaskRequestJson, output: TaskJson },
   },
   {
     rpc: "taskSubscription",
@@ -79,6 +84,7 @@ export const A2AServiceRoutes = [
     input: TaskSubscriptionRequestSchema,
     output: StreamResponseSchema,
     binding: "primary",
+    json: { input: TaskSubscriptionRequestJson, output: StreamResponseJson },
   },
   {
     rpc: "createTaskPushNotificationConfig",
@@ -92,6 +98,7 @@ export const A2AServiceRoutes = [
     input: CreateTaskPushNotificationConfigRequestSchema,
     output: TaskPushNotificationConfigSchema,
     binding: "primary",
+    json: { input: CreateTaskPushNotificationConfigRequestJson, output: TaskPushNotificationConfigJson },
   },
   {
     rpc: "getTaskPushNotificationConfig",
@@ -105,6 +112,7 @@ export const A2AServiceRoutes = [
     input: GetTaskPushNotificationConfigRequestSchema,
     output: TaskPushNotificationConfigSchema,
     binding: "primary",
+    json: { input: GetTaskPushNotificationConfigRequestJson, output: TaskPushNotificationConfigJson },
   },
   {
     rpc: "listTaskPushNotificationConfig",
@@ -118,6 +126,7 @@ export const A2AServiceRoutes = [
     input: ListTaskPushNotificationConfigRequestSchema,
     output: ListTaskPushNotificationConfigResponseSchema,
     binding: "primary",
+    json: { input: ListTaskPushNotificationConfigRequestJson, output: ListTaskPushNotificationConfigResponseJson },
   },
   {
     rpc: "getAgentCard",
@@ -131,6 +140,7 @@ export const A2AServiceRoutes = [
     input: GetAgentCardRequestSchema,
     output: AgentCardSchema,
     binding: "primary",
+    json: { input: GetAgentCardRequestJson, output: AgentCardJson },
   },
   {
     rpc: "deleteTaskPushNotificationConfig",
@@ -144,6 +154,7 @@ export const A2AServiceRoutes = [
     input: DeleteTaskPushNotificationConfigRequestSchema,
     output: EmptySchema,
     binding: "primary",
+    json: { input: DeleteTaskPushNotificationConfigRequestJson, output: EmptyJson },
   },
 ] as const satisfies readonly RouteBinding[];
 

@@ -6,6 +6,7 @@
 
 import type { CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig } from "./a2a_pb.js";
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetExtendedAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigsRequestSchema, ListTaskPushNotificationConfigsResponseSchema, ListTasksRequestSchema, ListTasksResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, SubscribeToTaskRequestSchema, TaskPushNotificationConfigSchema, TaskSchema } from "./a2a_pb.js";
+import { AgentCardJson, CancelTaskRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetExtendedAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigsRequestJson, ListTaskPushNotificationConfigsResponseJson, ListTasksRequestJson, ListTasksResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, SubscribeToTaskRequestJson, TaskJson, TaskPushNotificationConfigJson } from "./a2a_http_json.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -33,6 +34,7 @@ export const A2AServiceRoutes = [
     input: SendMessageRequestSchema,
     output: SendMessageResponseSchema,
     binding: "primary",
+    json: { input: SendMessageRequestJson, output: SendMessageResponseJson },
   },
   {
     rpc: "sendMessage",
@@ -46,6 +48,7 @@ export const A2AServiceRoutes = [
     input: SendMessageRequestSchema,
     output: SendMessageResponseSchema,
     binding: "additional",
+    json: { input: SendMessageRequestJson, output: SendMessageResponseJson },
   },
   {
     rpc: "sendStreamingMessage",
@@ -59,6 +62,7 @@ export const A2AServiceRoutes = [
     input: SendMessageRequestSchema,
     output: StreamResponseSchema,
     binding: "primary",
+    json: { input: SendMessageRequestJson, output: StreamResponseJson },
   },
   {
     rpc: "sendStreamingMessage",
@@ -72,6 +76,7 @@ export const A2AServiceRoutes = [
     input: SendMessageRequestSchema,
     output: StreamResponseSchema,
     binding: "additional",
+    json: { input: SendMessageRequestJson, output: StreamResponseJson },
   },
   {
     rpc: "getTask",
@@ -85,6 +90,7 @@ export const A2AServiceRoutes = [
     input: GetTaskRequestSchema,
     output: TaskSchema,
     binding: "primary",
+    json: { input: GetTaskRequestJson, output: TaskJson },
   },
   {
     rpc: "getTask",
@@ -98,6 +104,7 @@ export const A2AServiceRoutes = [
     input: GetTaskRequestSchema,
     output: TaskSchema,
     binding: "additional",
+    json: { input: GetTaskRequestJson, output: TaskJson },
   },
   {
     rpc: "listTasks",
@@ -111,6 +118,7 @@ export const A2AServiceRoutes = [
     input: ListTasksRequestSchema,
     output: ListTasksResponseSchema,
     binding: "primary",
+    json: { input: ListTasksRequestJson, output: ListTasksResponseJson },
   },
   {
     rpc: "listTasks",
@@ -124,6 +132,7 @@ export const A2AServiceRoutes = [
     input: ListTasksRequestSchema,
     output: ListTasksResponseSchema,
     binding: "additional",
+    json: { input: ListTasksRequestJson, output: ListTasksResponseJson },
   },
   {
     rpc: "cancelTask",
@@ -137,6 +146,7 @@ export const A2AServiceRoutes = [
     input: CancelTaskRequestSchema,
     output: TaskSchema,
     binding: "primary",
+    json: { input: CancelTaskRequestJson, output: TaskJson },
   },
   {
     rpc: "cancelTask",
@@ -150,6 +160,7 @@ export const A2AServiceRoutes = [
     input: CancelTaskRequestSchema,
     output: TaskSchema,
     binding: "additional",
+    json: { input: CancelTaskRequestJson, output: TaskJson },
   },
   {
     rpc: "subscribeToTask",
@@ -163,6 +174,7 @@ export const A2AServiceRoutes = [
     input: SubscribeToTaskRequestSchema,
     output: StreamResponseSchema,
     binding: "primary",
+    json: { input: SubscribeToTaskRequestJson, output: StreamResponseJson },
   },
   {
     rpc: "subscribeToTask",
@@ -176,6 +188,7 @@ export const A2AServiceRoutes = [
     input: SubscribeToTaskRequestSchema,
     output: StreamResponseSchema,
     binding: "additional",
+    json: { input: SubscribeToTaskRequestJson, output: StreamResponseJson },
   },
   {
     rpc: "createTaskPushNotificationConfig",
@@ -189,6 +202,7 @@ export const A2AServiceRoutes = [
     input: TaskPushNotificationConfigSchema,
     output: TaskPushNotificationConfigSchema,
     binding: "primary",
+    json: { input: TaskPushNotificationConfigJson, output: TaskPushNotificationConfigJson },
   },
   {
     rpc: "createTaskPushNotificationConfig",
@@ -202,6 +216,7 @@ export const A2AServiceRoutes = [
     input: TaskPushNotificationConfigSchema,
     output: TaskPushNotificationConfigSchema,
     binding: "additional",
+    json: { input: TaskPushNotificationConfigJson, output: TaskPushNotificationConfigJson },
   },
   {
     rpc: "getTaskPushNotificationConfig",
@@ -215,6 +230,7 @@ export const A2AServiceRoutes = [
     input: GetTaskPushNotificationConfigRequestSchema,
     output: TaskPushNotificationConfigSchema,
     binding: "primary",
+    json: { input: GetTaskPushNotificationConfigRequestJson, output: TaskPushNotificationConfigJson },
   },
   {
     rpc: "getTaskPushNotificationConfig",
@@ -228,6 +244,7 @@ export const A2AServiceRoutes = [
     input: GetTaskPushNotificationConfigRequestSchema,
     output: TaskPushNotificationConfigSchema,
     binding: "additional",
+    json: { input: GetTaskPushNotificationConfigRequestJson, output: TaskPushNotificationConfigJson },
   },
   {
     rpc: "listTaskPushNotificationConfigs",
@@ -241,6 +258,7 @@ export const A2AServiceRoutes = [
     input: ListTaskPushNotificationConfigsRequestSchema,
     output: ListTaskPushNotificationConfigsResponseSchema,
     binding: "primary",
+    json: { input: ListTaskPushNotificationConfigsRequestJson, output: ListTaskPushNotificationConfigsResponseJson },
   },
   {
     rpc: "listTaskPushNotificationConfigs",
@@ -254,6 +272,7 @@ export const A2AServiceRoutes = [
     input: ListTaskPushNotificationConfigsRequestSchema,
     output: ListTaskPushNotificationConfigsResponseSchema,
     binding: "additional",
+    json: { input: ListTaskPushNotificationConfigsRequestJson, output: ListTaskPushNotificationConfigsResponseJson },
   },
   {
     rpc: "getExtendedAgentCard",
@@ -267,6 +286,7 @@ export const A2AServiceRoutes = [
     input: GetExtendedAgentCardRequestSchema,
     output: AgentCardSchema,
     binding: "primary",
+    json: { input: GetExtendedAgentCardRequestJson, output: AgentCardJson },
   },
   {
     rpc: "getExtendedAgentCard",
@@ -280,6 +300,7 @@ export const A2AServiceRoutes = [
     input: GetExtendedAgentCardRequestSchema,
     output: AgentCardSchema,
     binding: "additional",
+    json: { input: GetExtendedAgentCardRequestJson, output: AgentCardJson },
   },
   {
     rpc: "deleteTaskPushNotificationConfig",
@@ -293,6 +314,7 @@ export const A2AServiceRoutes = [
     input: DeleteTaskPushNotificationConfigRequestSchema,
     output: EmptySchema,
     binding: "primary",
+    json: { input: DeleteTaskPushNotificationConfigRequestJson, output: EmptyJson },
   },
   {
     rpc: "deleteTaskPushNotificationConfig",
@@ -306,6 +328,7 @@ export const A2AServiceRoutes = [
     input: DeleteTaskPushNotificationConfigRequestSchema,
     output: EmptySchema,
     binding: "additional",
+    json: { input: DeleteTaskPushNotificationConfigRequestJson, output: EmptyJson },
   },
 ] as const satisfies readonly RouteBinding[];
 

@@ -1,9 +1,10 @@
-import type { DescFile } from "@bufbuild/protobuf";
+import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { HttpBinding } from "../httprule/bindings.js";
 import { describeConflict, type ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { createDescImports, type DescImports } from "./imports.js";
+import type { CodecNames } from "./json-codec.js";
 import { literal } from "./names.js";
 import { docComment } from "./jsdoc.js";
 
@@ -15,8 +16,13 @@ export function emitRoutesFile(
   schema: Schema<PluginOptions>,
   file: DescFile,
   services: readonly ServiceRoutes[],
+  codecs: CodecNames,
 ): void {
   const f = schema.generateFile(file.name + "_http.ts");
+  const codec = (m: DescMessage) => {
+    const name = codecs.get(m);
+    return name === undefined ? undefined : f.import(name, `./${file.name}_http_json.js`);
+  };
   f.preamble(file);
   const runtime = schema.options.runtimeImport;
   const RouteBinding = f.import("RouteBinding", runtime, true);
@@ -36,7 +42,7 @@ export function emitRoutesFile(
     }
     f.print(" */");
     f.print(f.export("const", service.name + "Routes"), " = [");
-    for (const b of bindings) printBinding(f, imports, Service, b);
+    for (const b of bindings) printBinding(f, imports, Service, b, codec);
     f.print("] as const satisfies readonly ", RouteBinding, "[];");
     f.print();
 
@@ -59,7 +65,13 @@ export function emitRoutesFile(
 
 type ImportSymbol = ReturnType<GeneratedFile["importSchema"]>;
 
-function printBinding(f: GeneratedFile, imports: DescImports, Service: ImportSymbol, b: HttpBinding): void {
+function printBinding(
+  f: GeneratedFile,
+  imports: DescImports,
+  Service: ImportSymbol,
+  b: HttpBinding,
+  codec: (m: DescMessage) => ImportSymbol | undefined,
+): void {
   const { rpc, path } = b;
   const parsed = { template: path.template, segments: path.segments, verb: path.verb, variables: path.variables };
   f.print("  {");
@@ -74,5 +86,10 @@ function printBinding(f: GeneratedFile, imports: DescImports, Service: ImportSym
   f.print("    input: ", imports.schema(rpc.input), ",");
   f.print("    output: ", imports.schema(rpc.output), ",");
   f.print("    binding: ", f.string(b.additional ? "additional" : "primary"), ",");
+  const input = codec(rpc.input);
+  const output = codec(rpc.output);
+  if (input || output) {
+    f.print("    json: { ", ...(input ? ["input: ", input, output ? ", " : ""] : []), ...(output ? ["output: ", output] : []), " },");
+  }
   f.print("  },");
 }

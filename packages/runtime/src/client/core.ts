@@ -10,8 +10,9 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
-import { fastFromJson, fastToJson } from "../codec/fast-json.js";
-import type { JsonCodec } from "../codec/codec.js";
+import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
+import type { MessageJsonCodec } from "../json/index.js";
+import type { JsonCodec } from "../codec/message-json.js";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import { appendQuery, choosePlan, clientError, compileBinding, type BindingPlan } from "./plan.js";
@@ -81,10 +82,10 @@ export interface ClientOptions {
    */
   readonly transport?: "http+json" | "jsonrpc" | undefined;
   /**
-   * How request and response JSON is written and read. `compiled` (default):
-   * codecs worked out once per message type, giving exactly what protobuf-es
-   * gives; `protobuf-es`: its reflective toJson/fromJson on every call. With
-   * a registry, protobuf-es is used either way.
+   * How request and response JSON is written and read. `generated` (default):
+   * the codecs of the route table (plugin option `json_codec`), giving exactly
+   * what protobuf-es gives; `protobuf-es`: its reflective toJson/fromJson on
+   * every call. With a registry, protobuf-es is used either way.
    */
   readonly jsonCodec?: JsonCodec | undefined;
 }
@@ -126,6 +127,8 @@ interface RpcPlan {
   /** The headers of a call without a headers function, as entries: with a body, and without. */
   readonly headersWithBody: [string, string][];
   readonly headersWithoutBody: [string, string][];
+  /** The route table's generated JSON codecs, unless turned off. */
+  readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
 }
 
 /**
@@ -161,13 +164,10 @@ export function createRouteClient<T>(
   const headersFn = typeof options.headers === "function" ? options.headers : undefined;
   const writeOptions = registry ? { registry } : undefined;
   const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
-  const compiled = registry === undefined && options.jsonCodec !== "protobuf-es";
-  const writeJson = compiled
-    ? (desc: DescMessage, msg: Message) => fastToJson(desc, msg)
-    : (desc: DescMessage, msg: Message) => toJson(desc, msg, writeOptions);
-  const readJson = compiled
-    ? (desc: DescMessage, json: JsonValue) => fastFromJson(desc, json)
-    : (desc: DescMessage, json: JsonValue) => fromJson(desc, json, readOptions);
+  const writeJson = (plan: RpcPlan, msg: Message) =>
+    writeOptions === undefined ? writeMessage(plan.input, plan.json?.input, msg) : toJson(plan.input, msg, writeOptions);
+  const readJson = (plan: RpcPlan, json: JsonValue) =>
+    registry === undefined ? readLenient(plan.output, plan.json?.output, json) : fromJson(plan.output, json, readOptions);
   /** The static headers with the defaults that they leave unset, worked out once per kind of call. */
   const baseHeaders = (streaming: boolean, withBody: boolean): [string, string][] => {
     const h = new Headers(staticHeaders);
@@ -208,6 +208,7 @@ export function createRouteClient<T>(
       outputHasErrorField: first.output.fields.some((f) => f.jsonName === "error" || f.name === "error"),
       headersWithBody: baseHeaders(first.streaming === "server", true),
       headersWithoutBody: baseHeaders(first.streaming === "server", false),
+      json: routeCodecs(first, options),
     };
     client[rpc] = plan.streaming
       ? (request, callOptions) => stream(plan, request, callOptions)
@@ -224,7 +225,7 @@ export function createRouteClient<T>(
     let json: JsonObject;
     try {
       const msg = create(plan.input, request as never) as Message;
-      json = writeJson(plan.input, msg) as JsonObject;
+      json = writeJson(plan, msg) as JsonObject;
     } catch (cause) {
       if (cause instanceof RpcError) throw cause;
       throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);
@@ -303,7 +304,7 @@ export function createRouteClient<T>(
     }
     if (chosen.responseJsonName !== undefined) json = { [chosen.responseJsonName]: json };
     try {
-      return readJson(plan.output, json);
+      return readJson(plan, json);
     } catch (cause) {
       throw new RpcError(Code.INTERNAL, `${plan.rpc}: the response is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
         httpStatus: status,
@@ -385,7 +386,7 @@ export function createRouteClient<T>(
     }
     if (chosen.responseJsonName !== undefined) json = { [chosen.responseJsonName]: json };
     try {
-      return readJson(plan.output, json);
+      return readJson(plan, json);
     } catch (cause) {
       throw new RpcError(Code.INTERNAL, `${plan.rpc}: a stream event is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
         httpStatus: status,

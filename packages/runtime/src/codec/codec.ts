@@ -12,8 +12,9 @@ import {
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
-import { fastToJson } from "./fast-json.js";
+import type { MessageJsonCodec } from "../json/index.js";
 import { messageFromJson } from "./json.js";
+import { routeCodecs, type JsonCodec } from "./message-json.js";
 import { fieldByName, quote } from "./names.js";
 import { fieldConverter, messageConverter, ValueError, type Converter, type FieldValue } from "./values.js";
 import { fillRequiredDefaults } from "./required.js";
@@ -30,27 +31,19 @@ export interface DecodeRequestInput {
   readonly body: unknown;
 }
 
-/**
- * How message JSON is read and written: `compiled` (the default) runs codecs
- * worked out once per message type (codec/fast-json.ts), which give exactly
- * what protobuf-es gives; `protobuf-es` calls its reflective fromJson/toJson
- * on every value. With a registry, protobuf-es is used either way.
- */
-export type JsonCodec = "compiled" | "protobuf-es";
-
 export interface DecodeOptions {
   /** A repeated field's query value is also split on "," (the A2A profile allows `a,b`). */
   readonly commaLists?: boolean;
   /** Resolves google.protobuf.Any in bodies. */
   readonly registry?: Registry;
-  /** Default `compiled`. */
+  /** Default `generated`. */
   readonly jsonCodec?: JsonCodec;
 }
 
 export interface EncodeOptions {
   /** Resolves google.protobuf.Any in responses. */
   readonly registry?: Registry;
-  /** Default `compiled`. */
+  /** Default `generated`. */
   readonly jsonCodec?: JsonCodec;
   /**
    * Also write REQUIRED fields (google.api.field_behavior) that hold their
@@ -322,7 +315,7 @@ function applyPath(plan: RoutePlan, root: Message, variables: Readonly<Record<st
   }
 }
 
-function decodeBody(plan: RoutePlan, body: unknown, registry: Registry | undefined, codec: JsonCodec | undefined): Message {
+function decodeBody(plan: RoutePlan, body: unknown, registry: Registry | undefined, codec: MessageJsonCodec | undefined): Message {
   if (plan.bodyField === undefined) {
     // body "*": the JSON is the request; empty or null is an empty message.
     if (body === undefined || body === null) return create(plan.input);
@@ -349,7 +342,7 @@ function decodeBody(plan: RoutePlan, body: unknown, registry: Registry | undefin
  */
 export function decodeRequest(route: RouteBinding, input: DecodeRequestInput, options?: DecodeOptions): Message {
   const plan = routePlan(route);
-  const msg = route.body === "" ? create(plan.input) : decodeBody(plan, input.body, options?.registry, options?.jsonCodec);
+  const msg = route.body === "" ? create(plan.input) : decodeBody(plan, input.body, options?.registry, routeCodecs(route, options)?.input);
   const hasQuery = plan.readQuery && input.query !== "";
   if (!hasQuery && plan.paths.length === 0) return msg;
   if (hasQuery) applyQuery(plan, msg, input.query, options?.commaLists === true);
@@ -382,7 +375,8 @@ export function encodeResponse(route: RouteBinding, message: Message, options?: 
   const f = responseField(route);
   const opts = options?.registry ? { registry: options.registry } : undefined;
   if (f === null) {
-    const json = opts === undefined && options?.jsonCodec !== "protobuf-es" ? fastToJson(schema, message) : toJson(schema, message, opts);
+    const written = routeCodecs(route, options)?.output?.write(message);
+    const json = written !== undefined ? written : toJson(schema, message, opts);
     if (options?.emitRequired) fillRequiredDefaults(schema, message, json);
     return json;
   }

@@ -1,3 +1,3 @@
 export { decodeRequest, encodeResponse, parseJsonBody, checkRequired } from "./codec.js";
-export type { DecodeRequestInput, DecodeOptions, EncodeOptions, JsonCodec } from "./codec.js";
-export { fastFromJson, fastToJson } from "./fast-json.js";
+export type { DecodeRequestInput, DecodeOptions, EncodeOptions } from "./codec.js";
+export type { JsonCodec } from "./message-json.js";

@@ -2,7 +2,7 @@
 import { fromJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { isFieldError } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
-import { compiledFromJson } from "./fast-json.js";
+import type { MessageJsonCodec } from "../json/index.js";
 import { fieldByName } from "./names.js";
 import { enumValueList } from "./values.js";
 
@@ -174,15 +174,13 @@ export function messageFromJson(
   desc: DescMessage,
   json: JsonValue,
   registry: Registry | undefined,
-  codec: "compiled" | "protobuf-es" = "compiled",
+  codec?: MessageJsonCodec,
 ): Message {
-  // The compiled decoder succeeds only where protobuf-es's lenient parse
+  // The generated reader succeeds only where protobuf-es's lenient parse
   // gives the same message and no enum name was dropped (it gives up on an
   // unknown one), so its answer is the answer; otherwise on as before.
-  if (registry === undefined && codec !== "protobuf-es") {
-    const fast = compiledFromJson(desc, json);
-    if (fast !== undefined) return fast;
-  }
+  const fast = codec?.read(json);
+  if (fast !== undefined) return fast;
   try {
     return fromJson(desc, json, registry ? { registry } : undefined);
   } catch {

@@ -13,7 +13,8 @@ import {
 } from "../a2a.js";
 import { checkRequired, fillRequiredDefaults } from "../codec/required.js";
 import { findForbiddenKey, jsonError } from "../codec/json.js";
-import { fastFromJson, fastToJson } from "../codec/fast-json.js";
+import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
+import type { MessageJsonCodec } from "../json/index.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import {
@@ -62,6 +63,8 @@ interface JsonRpcMethod {
   readonly streaming: boolean;
   /** The input's top-level string `tenant` field (A2A), when it has one. */
   readonly tenantField: string | undefined;
+  /** The route table's generated JSON codecs, unless turned off. */
+  readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
 }
 
 type Id = string | number | null;
@@ -125,6 +128,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       output: r.output,
       streaming: r.streaming === "server",
       tenantField: tenant?.localName,
+      json: routeCodecs(r, options),
     });
   }
   // A2A spec §9.4.7 spells this method without the proto's final "s"; take both.
@@ -310,7 +314,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       // client sends `"status": "UNRECOGNIZED"` for an unset ListTasks filter
       // (test/interop/DEVIATIONS.md).
       try {
-        message = params == null ? create(method.input) : fastFromJson(method.input, params as JsonValue);
+        message = params == null ? create(method.input) : readLenient(method.input, method.json?.input, params as JsonValue);
       } catch (e) {
         throw jsonError(method.input, params, e, registry);
       }
@@ -362,7 +366,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
   function encode(method: JsonRpcMethod, value: unknown): unknown {
     const msg = create(method.output, value as never);
-    const json = fastToJson(method.output, msg);
+    const json = writeMessage(method.output, method.json?.output, msg);
     if (a2a) fillRequiredDefaults(method.output, msg, json);
     return json;
   }

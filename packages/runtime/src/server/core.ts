@@ -107,9 +107,10 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
    */
   readonly onError?: (error: unknown, info: ServerErrorInfo) => void;
   /**
-   * How request and response JSON is read and written. `compiled` (default):
-   * codecs worked out once per message type, giving exactly what protobuf-es
-   * gives; `protobuf-es`: its reflective fromJson/toJson on every request.
+   * How request and response JSON is read and written. `generated` (default):
+   * the codecs of the route table (plugin option `json_codec`), giving exactly
+   * what protobuf-es gives; `protobuf-es`: its reflective fromJson/toJson on
+   * every request.
    */
   readonly jsonCodec?: JsonCodec;
   /**
@@ -170,7 +171,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const versionVerdicts = new Map<string, boolean>();
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
-  const jsonCodec = options.jsonCodec ?? "compiled";
+  const jsonCodec = options.jsonCodec ?? "generated";
   const decodeOptions = a2a ? { commaLists: true, jsonCodec } : { jsonCodec };
   // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
   const encodeOptions = a2a ? { emitRequired: true, jsonCodec } : { jsonCodec };

@@ -8,6 +8,7 @@ import type { AnythingRequest, LookupRequest, ObjectRequest } from "./edge_pb.js
 import { AnythingRequestSchema, EchoSchema, HTTPEdgeService, LookupRequestSchema, ObjectRequestSchema } from "./edge_pb.js";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
+import { AnythingRequestJson, EchoJson, EmptyJson, LookupRequestJson, ObjectRequestJson } from "./edge_http_json.js";
 import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
@@ -32,6 +33,7 @@ export const HTTPEdgeServiceRoutes = [
     input: EmptySchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: EmptyJson, output: EchoJson },
   },
   {
     rpc: "getObjectMeta",
@@ -45,6 +47,7 @@ export const HTTPEdgeServiceRoutes = [
     input: ObjectRequestSchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: ObjectRequestJson, output: EchoJson },
   },
   {
     rpc: "listObjects",
@@ -58,6 +61,7 @@ export const HTTPEdgeServiceRoutes = [
     input: ObjectRequestSchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: ObjectRequestJson, output: EchoJson },
   },
   {
     rpc: "lookup",
@@ -71,6 +75,7 @@ export const HTTPEdgeServiceRoutes = [
     input: LookupRequestSchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: LookupRequestJson, output: EchoJson },
   },
   {
     rpc: "lookup",
@@ -84,6 +89,7 @@ export const HTTPEdgeServiceRoutes = [
     input: LookupRequestSchema,
     output: EchoSchema,
     binding: "additional",
+    json: { input: LookupRequestJson, output: EchoJson },
   },
   {
     rpc: "lookup",
@@ -97,6 +103,7 @@ export const HTTPEdgeServiceRoutes = [
     input: LookupRequestSchema,
     output: EchoSchema,
     binding: "additional",
+    json: { input: LookupRequestJson, output: EchoJson },
   },
   {
     rpc: "anything",
@@ -110,6 +117,7 @@ export const HTTPEdgeServiceRoutes = [
     input: AnythingRequestSchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: AnythingRequestJson, output: EchoJson },
   },
   {
     rpc: "odd",
@@ -123,6 +131,7 @@ export const HTTPEdgeServiceRoutes = [
     input: ObjectRequestSchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: ObjectRequestJson, output: EchoJson },
   },
   {
     rpc: "drain",
@@ -136,6 +145,7 @@ export const HTTPEdgeServiceRoutes = [
     input: ObjectRequestSchema,
     output: EchoSchema,
     binding: "primary",
+    json: { input: ObjectRequestJson, output: EchoJson },
   },
 ] as const satisfies readonly RouteBinding[];
 

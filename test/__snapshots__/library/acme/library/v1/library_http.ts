@@ -6,6 +6,7 @@
 
 import type { CheckoutBookRequest, CreateBookRequest, DeleteBookRequest, GetBookRequest, GetFileRequest, GetShelfRequest, ListBooksRequest, MoveBookRequest, RenameShelfRequest, UpdateBookRequest, WatchShelfRequest } from "./library_pb.js";
 import { BookSchema, CheckoutBookRequestSchema, CreateBookRequestSchema, DeleteBookRequestSchema, FileSchema, GetBookRequestSchema, GetFileRequestSchema, GetShelfRequestSchema, LibraryService, ListBooksRequestSchema, ListBooksResponseSchema, MoveBookRequestSchema, RenameShelfRequestSchema, ShelfEventSchema, ShelfSchema, UpdateBookRequestSchema, WatchShelfRequestSchema } from "./library_pb.js";
+import { BookJson, CheckoutBookRequestJson, CreateBookRequestJson, DeleteBookRequestJson, EmptyJson, FileJson, GetBookRequestJson, GetFileRequestJson, GetShelfRequestJson, ListBooksRequestJson, ListBooksResponseJson, MoveBookRequestJson, RenameShelfRequestJson, ShelfEventJson, ShelfJson, UpdateBookRequestJson, WatchShelfRequestJson } from "./library_http_json.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, RouteBinding } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -27,6 +28,7 @@ export const LibraryServiceRoutes = [
     input: GetBookRequestSchema,
     output: BookSchema,
     binding: "primary",
+    json: { input: GetBookRequestJson, output: BookJson },
   },
   {
     rpc: "createBook",
@@ -40,6 +42,7 @@ export const LibraryServiceRoutes = [
     input: CreateBookRequestSchema,
     output: BookSchema,
     binding: "primary",
+    json: { input: CreateBookRequestJson, output: BookJson },
   },
   {
     rpc: "updateBook",
@@ -53,6 +56,7 @@ export const LibraryServiceRoutes = [
     input: UpdateBookRequestSchema,
     output: BookSchema,
     binding: "primary",
+    json: { input: UpdateBookRequestJson, output: BookJson },
   },
   {
     rpc: "deleteBook",
@@ -66,6 +70,7 @@ export const LibraryServiceRoutes = [
     input: DeleteBookRequestSchema,
     output: EmptySchema,
     binding: "primary",
+    json: { input: DeleteBookRequestJson, output: EmptyJson },
   },
   {
     rpc: "listBooks",
@@ -79,6 +84,7 @@ export const LibraryServiceRoutes = [
     input: ListBooksRequestSchema,
     output: ListBooksResponseSchema,
     binding: "primary",
+    json: { input: ListBooksRequestJson, output: ListBooksResponseJson },
   },
   {
     rpc: "moveBook",
@@ -92,6 +98,7 @@ export const LibraryServiceRoutes = [
     input: MoveBookRequestSchema,
     output: BookSchema,
     binding: "primary",
+    json: { input: MoveBookRequestJson, output: BookJson },
   },
   {
     rpc: "renameShelf",
@@ -105,6 +112,7 @@ export const LibraryServiceRoutes = [
     input: RenameShelfRequestSchema,
     output: ShelfSchema,
     binding: "primary",
+    json: { input: RenameShelfRequestJson, output: ShelfJson },
   },
   {
     rpc: "getShelfTitle",
@@ -118,6 +126,7 @@ export const LibraryServiceRoutes = [
     input: GetShelfRequestSchema,
     output: ShelfSchema,
     binding: "primary",
+    json: { input: GetShelfRequestJson, output: ShelfJson },
   },
   {
     rpc: "getFile",
@@ -131,6 +140,7 @@ export const LibraryServiceRoutes = [
     input: GetFileRequestSchema,
     output: FileSchema,
     binding: "primary",
+    json: { input: GetFileRequestJson, output: FileJson },
   },
   {
     rpc: "getFile",
@@ -144,6 +154,7 @@ export const LibraryServiceRoutes = [
     input: GetFileRequestSchema,
     output: FileSchema,
     binding: "additional",
+    json: { input: GetFileRequestJson, output: FileJson },
   },
   {
     rpc: "checkoutBook",
@@ -157,6 +168,7 @@ export const LibraryServiceRoutes = [
     input: CheckoutBookRequestSchema,
     output: BookSchema,
     binding: "primary",
+    json: { input: CheckoutBookRequestJson, output: BookJson },
   },
   {
     rpc: "watchShelf",
@@ -170,6 +182,7 @@ export const LibraryServiceRoutes = [
     input: WatchShelfRequestSchema,
     output: ShelfEventSchema,
     binding: "primary",
+    json: { input: WatchShelfRequestJson, output: ShelfEventJson },
   },
   {
     rpc: "watchShelf",
@@ -183,6 +196,7 @@ export const LibraryServiceRoutes = [
     input: WatchShelfRequestSchema,
     output: ShelfEventSchema,
     binding: "additional",
+    json: { input: WatchShelfRequestJson, output: ShelfEventJson },
   },
 ] as const satisfies readonly RouteBinding[];
 

@@ -1,0 +1,435 @@
+import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
+import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
+import type { ServiceRoutes } from "../httprule/service.js";
+import type { PluginOptions } from "../options.js";
+import { fileNames } from "./file-cache.js";
+import { createDescImports, type DescImports } from "./imports.js";
+
+// google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
+const EDITION_PROTO3 = 999;
+const IMPLICIT = 2;
+
+/** The wrapper types, which protobuf-es holds unboxed in a singular field. */
+const wrappers = new Set(
+  ["Double", "Float", "Int64", "UInt64", "Int32", "UInt32", "Bool", "String", "Bytes"].map((t) => `google.protobuf.${t}Value`),
+);
+
+/** Well-known types whose JSON is not an object of their fields (Timestamp and Struct have readers of their own). */
+const special = new Set([
+  "google.protobuf.Any",
+  "google.protobuf.Duration",
+  "google.protobuf.FieldMask",
+  "google.protobuf.Value",
+  "google.protobuf.ListValue",
+  ...wrappers,
+]);
+
+/**
+ * How values of a message type are read and written in a field:
+ * `generated`: by this file's reader and writer; `timestamp`, `struct`: by the
+ * runtime's; `via`: by protobuf-es, one field at a time (special JSON forms,
+ * and messages outside proto3, whose defaults live on a prototype).
+ */
+type Handling = "generated" | "timestamp" | "struct" | "via";
+
+function handlingOf(m: DescMessage): Handling {
+  if (m.typeName === "google.protobuf.Timestamp") return "timestamp";
+  // Outside google.protobuf.Value (never generated here), a Struct field holds a JsonObject.
+  if (m.typeName === "google.protobuf.Struct") return "struct";
+  if (special.has(m.typeName) || m.file.edition !== EDITION_PROTO3) return "via";
+  return "generated";
+}
+
+/** The message types that the services' routes read or write, with every generated type they reach. */
+export function jsonCodecMessages(services: readonly ServiceRoutes[]): DescMessage[] {
+  const out: DescMessage[] = [];
+  const seen = new Set<DescMessage>();
+  const visit = (m: DescMessage) => {
+    if (seen.has(m) || handlingOf(m) !== "generated") return;
+    seen.add(m);
+    out.push(m);
+    for (const f of m.fields) {
+      const child = f.fieldKind === "message" ? f.message : f.fieldKind === "list" || f.fieldKind === "map" ? f.message : undefined;
+      if (child) visit(child);
+    }
+  };
+  for (const s of services) for (const b of s.bindings) visit(b.rpc.input), visit(b.rpc.output);
+  return out;
+}
+
+/** The exported name of a message's codec in `<file>_http_json.ts`. */
+export type CodecNames = ReadonlyMap<DescMessage, string>;
+
+/**
+ * `<file>_http_json.ts`: a ProtoJSON reader and writer for each message that
+ * the file's routes read or write (and the messages inside them), printed as
+ * plain property access, and `<Message>Json` codecs over them. Returns the
+ * codec names, for the route table.
+ */
+export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile, services: readonly ServiceRoutes[]): CodecNames {
+  const messages = jsonCodecMessages(services);
+  const codecs = new Map<DescMessage, string>();
+  if (messages.length === 0) return codecs;
+  const f = schema.generateFile(file.name + "_http_json.ts");
+  f.preamble(file);
+  const kit = schema.options.runtimeImport + "/json";
+  const p = new Printer(f, kit, createDescImports(f));
+  for (const m of messages) {
+    const name = p.name(m);
+    p.reader(m);
+    p.writer(m);
+    const exported = name + "Json";
+    const MessageJsonCodec = f.import("MessageJsonCodec", kit, true);
+    f.print("/** ProtoJSON of ", m.typeName, " without reflection; what it leaves to protobuf-es comes back `undefined`. */");
+    f.print(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", f.string(m.typeName), ", read", name, ", write", name, ");");
+    f.print();
+    codecs.set(m, exported);
+  }
+  p.printEnums();
+  return codecs;
+}
+
+class Printer {
+  private readonly names = new Map<DescMessage | DescEnum, string>();
+  private readonly taken = new Set<string>();
+  private readonly enums: DescEnum[] = [];
+
+  constructor(
+    private readonly f: GeneratedFile,
+    private readonly kitModule: string,
+    readonly imports: DescImports,
+  ) {}
+
+  kit(name: string) {
+    return this.f.import(name, this.kitModule);
+  }
+
+  /** A local name for a type, unique in this file (types of other packages may share a name). */
+  name(d: DescMessage | DescEnum): string {
+    let n = this.names.get(d);
+    if (n === undefined) {
+      const base = fileNames(d.file).shape.get(d) ?? d.name;
+      n = base;
+      for (let i = 2; this.taken.has(n); i++) n = `${base}$${i}`;
+      this.taken.add(n);
+      this.names.set(d, n);
+      if (d.kind === "enum") this.enums.push(d);
+    }
+    return n;
+  }
+
+  /** `const <Enum>Json = enumJson([...])`, after the functions that use them (they run only once the file has loaded). */
+  printEnums(): void {
+    for (const e of this.enums) {
+      // Enum value names are identifiers: their JSON is a valid TypeScript string.
+      const values = e.values.map((v) => `${JSON.stringify(v.name)}, ${v.number}`).join(", ");
+      this.f.print("const ", this.name(e), "Json = ", this.kit("enumJson"), "([", values, "]);");
+    }
+    if (this.enums.length > 0) this.f.print();
+  }
+
+  reader(m: DescMessage): void {
+    const { f } = this;
+    const Shape = this.imports.shape(m);
+    const name = this.name(m);
+    f.print("function read", name, "(json: unknown, depth: number): ", Shape, " {");
+    const zero = m.members
+      .filter((x) => x.kind === "oneof" || x.presence === IMPLICIT)
+      .map((x) => [x.localName, ": ", ...(x.kind === "oneof" ? ["{ case: undefined }"] : this.zeroOf(x))]);
+    if (m.fields.length === 0) {
+      f.print("  ", this.kit("jsonObject"), "(json, depth);");
+      f.print("  return { $typeName: ", f.string(m.typeName), " };");
+      f.print("}");
+      f.print();
+      return;
+    }
+    f.print("  const j = ", this.kit("jsonObject"), "(json, depth);");
+    f.print("  const m: ", Shape, " = { $typeName: ", f.string(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
+    f.print("  for (const k of Object.keys(j)) {");
+    f.print("    const v = j[k];");
+    f.print("    switch (k) {");
+    for (const field of m.fields) {
+      f.print("      case ", f.string(field.jsonName), ":");
+      if (field.oneof) {
+        const o = field.oneof.localName;
+        // A oneof given twice is an error that protobuf-es words.
+        f.print("        if (m.", o, ".case !== undefined) ", this.kit("giveUp"), "();");
+        f.print("        m.", o, " = { case: ", f.string(field.localName), ", value: ", ...this.readValue(field), " };");
+      } else {
+        f.print("        m.", field.localName, " = ", ...this.readValue(field), ";");
+      }
+      f.print("        break;");
+    }
+    // A key by its proto name is fine to protobuf-es, and with the JSON name it
+    // may set the field twice: leave both to it.
+    const protoNames = m.fields.filter((x) => x.name !== x.jsonName);
+    for (const field of protoNames) f.print("      case ", f.string(field.name), ":");
+    if (protoNames.length > 0) f.print("        return ", this.kit("giveUp"), "();");
+    f.print("    }");
+    f.print("  }");
+    f.print("  return m;");
+    f.print("}");
+    f.print();
+  }
+
+  writer(m: DescMessage): void {
+    const { f } = this;
+    const Shape = this.imports.shape(m);
+    const name = this.name(m);
+    const JsonObject = f.import("JsonObject", "@bufbuild/protobuf", true);
+    f.print("function write", name, "(value: unknown): ", JsonObject, " {");
+    if (m.fields.length === 0) {
+      f.print("  ", this.kit("messageOf"), "<", Shape, ">(value, ", f.string(m.typeName), ");");
+      f.print("  return {};");
+      f.print("}");
+      f.print();
+      return;
+    }
+    f.print("  const m = ", this.kit("messageOf"), "<", Shape, ">(value, ", f.string(m.typeName), ");");
+    // A message without its oneof's `{ case }` object is one protobuf-es fails on.
+    for (const o of m.oneofs) f.print("  ", this.kit("checkOneof"), "(m.", o.localName, ");");
+    f.print("  const j: ", JsonObject, " = {};");
+    const usesV = m.fields.some((x) => !x.oneof && (x.fieldKind === "list" || x.fieldKind === "map" || this.implicit(x)));
+    if (usesV) f.print("  let v: ", f.import("JsonValue", "@bufbuild/protobuf", true), " | undefined;");
+    // protobuf-es writes fields in field-number order.
+    for (const field of [...m.fields].sort((a, b) => a.number - b.number)) {
+      const key = f.string(field.jsonName);
+      if (field.oneof) {
+        const o = "m." + field.oneof.localName;
+        f.print("  if (", o, ".case === ", f.string(field.localName), ") j[", key, "] = ", ...this.writeValue(field, o + ".value"), ";");
+        continue;
+      }
+      const value = "m." + field.localName;
+      switch (field.fieldKind) {
+        case "list":
+          f.print("  if ((v = ", this.kit("writeList"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
+          break;
+        case "map":
+          f.print("  if ((v = ", this.kit("writeMap"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
+          break;
+        default:
+          if (this.implicit(field)) {
+            f.print("  if ((v = ", ...this.zeroSkippingWriter(field, value), ") !== undefined) j[", key, "] = v;");
+          } else {
+            f.print("  if (", value, " !== undefined) j[", key, "] = ", ...this.writeValue(field, value), ";");
+          }
+      }
+    }
+    f.print("  return j;");
+    f.print("}");
+    f.print();
+  }
+
+  private implicit(field: DescField): boolean {
+    return (field.fieldKind === "scalar" || field.fieldKind === "enum") && field.presence === IMPLICIT;
+  }
+
+  /** A singular field's zero value, as create() sets it. */
+  private zeroOf(field: DescField): Printable[] {
+    switch (field.fieldKind) {
+      case "list":
+        return ["[]"];
+      case "map":
+        return ["{}"];
+      case "enum":
+        return [String(field.enum.values[0]!.number)];
+      case "scalar":
+        switch (field.scalar) {
+          case ScalarType.STRING:
+            return ['""'];
+          case ScalarType.BOOL:
+            return ["false"];
+          case ScalarType.BYTES:
+            return ["new Uint8Array(0)"];
+          case ScalarType.INT64:
+          case ScalarType.UINT64:
+          case ScalarType.SINT64:
+          case ScalarType.FIXED64:
+          case ScalarType.SFIXED64:
+            return field.longAsString ? ['"0"'] : [this.f.import("protoInt64", "@bufbuild/protobuf"), ".zero"];
+          default:
+            return ["0"];
+        }
+      default:
+        throw new Error(`${field.toString()} has no zero value in a zero message`);
+    }
+  }
+
+  /** The expression that reads a singular field's (or a oneof member's) JSON `v`. */
+  private readValue(field: DescField): Printable[] {
+    switch (field.fieldKind) {
+      case "scalar": {
+        const read = this.scalarReader(field.scalar);
+        return read ? [read, "(v)"] : [this.kit("giveUp"), "()"];
+      }
+      case "enum":
+        return this.enumReader(field.enum, "(v)");
+      case "message": {
+        // A wrapper outside a oneof is held unboxed; its JSON rules are protobuf-es's.
+        if (wrappers.has(field.message.typeName) && !field.oneof) return [this.kit("giveUp"), "()"];
+        return this.messageReader(field.message, "v", "depth + 1");
+      }
+      case "list":
+        return [this.kit("readList"), "(v, depth, ", ...this.itemReader(field), ")"];
+      case "map":
+        return [this.kit("readMap"), "(v, depth, ", ...this.itemReader(field), ")"];
+    }
+  }
+
+  /** A function `(item, depth) => value` for the elements of a list or the values of a map. */
+  private itemReader(field: DescField & { fieldKind: "list" | "map" }): Printable[] {
+    // Keys other than strings have their own JSON rules: leave those maps to protobuf-es.
+    if (field.fieldKind === "map" && field.mapKey !== ScalarType.STRING) return [this.kit("giveUp")];
+    const kind = field.fieldKind === "list" ? field.listKind : field.mapKind;
+    switch (kind) {
+      case "scalar":
+        return [this.scalarReader(field.scalar!) ?? this.kit("giveUp")];
+      case "enum":
+        return field.enum!.typeName === "google.protobuf.NullValue" ? [this.kit("giveUp")] : [this.name(field.enum!), "Json.read"];
+      case "message": {
+        const m = field.message!;
+        const h = handlingOf(m);
+        if (h === "generated") return ["read", this.name(m)];
+        if (h === "timestamp") return [this.kit("readTimestamp")];
+        if (h === "struct") return [this.kit("readStruct")];
+        return ["(item: unknown) => ", this.kit("readVia"), "(", this.imports.schema(m), ", item)"];
+      }
+    }
+  }
+
+  private messageReader(m: DescMessage, value: string, depth: string): Printable[] {
+    switch (handlingOf(m)) {
+      case "generated":
+        return ["read", this.name(m), "(", value, ", ", depth, ")"];
+      case "timestamp":
+        return [this.kit("readTimestamp"), "(", value, ")"];
+      case "struct":
+        return [this.kit("readStruct"), "(", value, ", ", depth, ")"];
+      case "via":
+        return [this.kit("readVia"), "(", this.imports.schema(m), ", ", value, ")"];
+    }
+  }
+
+  private enumReader(e: DescEnum, call: string): Printable[] {
+    if (e.typeName === "google.protobuf.NullValue") return [this.kit("giveUp"), "()"];
+    return [this.name(e), "Json.read", call];
+  }
+
+  private scalarReader(t: ScalarType) {
+    switch (t) {
+      case ScalarType.STRING:
+        return this.kit("readString");
+      case ScalarType.BOOL:
+        return this.kit("readBool");
+      case ScalarType.INT32:
+      case ScalarType.SINT32:
+      case ScalarType.SFIXED32:
+        return this.kit("readInt32");
+      case ScalarType.UINT32:
+      case ScalarType.FIXED32:
+        return this.kit("readUint32");
+      case ScalarType.DOUBLE:
+        return this.kit("readDouble");
+      case ScalarType.BYTES:
+        return this.kit("readBytes");
+      default:
+        // 64-bit integers (strings or numbers, ranges, jstype) and float (32-bit range): protobuf-es's.
+        return undefined;
+    }
+  }
+
+  /** The expression that writes a singular field's (or a oneof member's) value. */
+  private writeValue(field: DescField, value: string): Printable[] {
+    switch (field.fieldKind) {
+      case "scalar":
+        return [this.scalarWriter(field.scalar), "(", value, ")"];
+      case "enum":
+        return field.enum.typeName === "google.protobuf.NullValue"
+          ? [this.kit("giveUp"), "()"]
+          : [this.name(field.enum), "Json.write(", value, ")"];
+      case "message":
+        if (wrappers.has(field.message.typeName) && !field.oneof) return [this.kit("giveUp"), "()"];
+        if (handlingOf(field.message) === "via") return [this.kit("writeVia"), "(", this.imports.schema(field.message), ", ", value, ")"];
+        return [...this.messageWriter(field.message), "(", value, ")"];
+      default:
+        throw new Error(`${field.toString()} is not singular`);
+    }
+  }
+
+  /** For an implicit-presence scalar or enum: its JSON, or undefined at its zero value (which ProtoJSON leaves out). */
+  private zeroSkippingWriter(field: DescField, value: string): Printable[] {
+    if (field.fieldKind === "enum") {
+      return field.enum.typeName === "google.protobuf.NullValue"
+        ? [this.kit("giveUp"), "()"]
+        : [this.name(field.enum), "Json.field(", value, ")"];
+    }
+    const fieldWriter: Record<number, string> = {
+      [ScalarType.STRING]: "stringField",
+      [ScalarType.BOOL]: "boolField",
+      [ScalarType.DOUBLE]: "doubleField",
+      [ScalarType.BYTES]: "bytesField",
+      [ScalarType.INT32]: "intField",
+      [ScalarType.SINT32]: "intField",
+      [ScalarType.SFIXED32]: "intField",
+      [ScalarType.UINT32]: "intField",
+      [ScalarType.FIXED32]: "intField",
+      [ScalarType.INT64]: "int64Field",
+      [ScalarType.SINT64]: "int64Field",
+      [ScalarType.SFIXED64]: "int64Field",
+      [ScalarType.UINT64]: "int64Field",
+      [ScalarType.FIXED64]: "int64Field",
+      [ScalarType.FLOAT]: "doubleField",
+    };
+    return [this.kit(fieldWriter[field.scalar!]!), "(", value, ")"];
+  }
+
+  /** A function `(item) => JSON` for the elements of a list or the values of a map. */
+  private itemWriter(field: DescField & { fieldKind: "list" | "map" }): Printable[] {
+    if (field.fieldKind === "map" && field.mapKey !== ScalarType.STRING) return [this.kit("giveUp")];
+    const kind = field.fieldKind === "list" ? field.listKind : field.mapKind;
+    switch (kind) {
+      case "scalar":
+        return [this.scalarWriter(field.scalar!)];
+      case "enum":
+        return field.enum!.typeName === "google.protobuf.NullValue" ? [this.kit("giveUp")] : [this.name(field.enum!), "Json.write"];
+      case "message":
+        return this.messageWriter(field.message!);
+    }
+  }
+
+  /** A function `(value) => JSON` for a message type. */
+  private messageWriter(m: DescMessage): Printable[] {
+    switch (handlingOf(m)) {
+      case "generated":
+        return ["write", this.name(m)];
+      case "timestamp":
+        return [this.kit("writeTimestamp")];
+      case "struct":
+        return [this.kit("writeStruct")];
+      case "via":
+        return ["(item: unknown) => ", this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
+    }
+  }
+
+  private scalarWriter(t: ScalarType) {
+    switch (t) {
+      case ScalarType.STRING:
+        return this.kit("writeString");
+      case ScalarType.BOOL:
+        return this.kit("writeBool");
+      case ScalarType.DOUBLE:
+      case ScalarType.FLOAT:
+        return this.kit("writeDouble");
+      case ScalarType.BYTES:
+        return this.kit("writeBytes");
+      case ScalarType.INT64:
+      case ScalarType.UINT64:
+      case ScalarType.SINT64:
+      case ScalarType.FIXED64:
+      case ScalarType.SFIXED64:
+        return this.kit("writeInt64");
+      default:
+        return this.kit("writeInt");
+    }
+  }
+}

@@ -1,0 +1,36 @@
+// A message's ProtoJSON through its generated codec when there is one, with
+// protobuf-es for the rest: what the codec leaves (`undefined`) is
+// protobuf-es's to answer, errors included.
+import { fromJson, toJson, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
+import type { MessageJsonCodec } from "../json/index.js";
+import type { RouteBinding } from "../route-binding.js";
+
+/**
+ * How message JSON is read and written: `generated` (the default) uses the
+ * codecs that protoc-gen-a2a-http writes into `<file>_http_json.ts` where the
+ * route table has them, which give exactly what protobuf-es gives;
+ * `protobuf-es` calls its reflective fromJson/toJson on every value. With a
+ * registry (for google.protobuf.Any), protobuf-es is used either way.
+ */
+export type JsonCodec = "generated" | "protobuf-es";
+
+const LENIENT = { ignoreUnknownFields: true } as const;
+
+/** The route's codecs, unless the options turn them off. */
+export function routeCodecs(
+  route: RouteBinding,
+  options: { readonly jsonCodec?: JsonCodec | undefined; readonly registry?: Registry | undefined } | undefined,
+): { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined {
+  return options?.jsonCodec === "protobuf-es" || options?.registry !== undefined ? undefined : route.json;
+}
+
+/** `fromJson(desc, json, { ignoreUnknownFields: true })`. */
+export function readLenient(desc: DescMessage, codec: MessageJsonCodec | undefined, json: JsonValue): Message {
+  return codec?.read(json) ?? fromJson(desc, json, LENIENT);
+}
+
+/** `toJson(desc, message)`. */
+export function writeMessage(desc: DescMessage, codec: MessageJsonCodec | undefined, message: Message): JsonValue {
+  const json = codec?.write(message);
+  return json !== undefined ? json : toJson(desc, message);
+}
