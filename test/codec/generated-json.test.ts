@@ -348,4 +348,29 @@ describe("the jsonCodec option", () => {
       expect(await get("generated"), text).toStrictEqual(await get("protobuf-es"));
     }
   });
+  it("the JSON-RPC client encodes and decodes alike either way", async () => {
+    const results = [
+      '{"id":"t1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05.5+01:00"},"metadata":{"x":[1]}}',
+      '{"id":"t1","status":{"state":"TASK_STATE_UNHEARD_OF"}}',
+      '{"id":5}',
+    ];
+    for (const result of results) {
+      const sent: string[] = [];
+      const fetch = async (_url: unknown, init?: RequestInit) => {
+        sent.push(String(init?.body));
+        const id = (JSON.parse(String(init?.body)) as { id: number }).id;
+        return new Response(`{"jsonrpc":"2.0","id":${id},"result":${result}}`, { status: 200, headers: { "content-type": "application/json" } });
+      };
+      const get = async (jsonCodec: "generated" | "protobuf-es") => {
+        const client = createA2AServiceClient({ baseUrl: "http://127.0.0.1:1/jsonrpc", fetch, jsonCodec, transport: "jsonrpc" });
+        try {
+          return { ok: await client.getTask({ id: "t1", historyLength: 2, tenant: "acme" }) };
+        } catch (e) {
+          return { error: String(e) };
+        }
+      };
+      expect(await get("generated"), result).toStrictEqual(await get("protobuf-es"));
+      expect(sent[0]).toBe(sent[1]);
+    }
+  });
 });

@@ -18,6 +18,8 @@ import { rpcErrorFromResponse } from "../client/status.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "../client/body.js";
 import { readSseEvents } from "../client/sse.js";
 import { fromJsonRpcError } from "./errors.js";
+import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
+import type { MessageJsonCodec } from "../json/index.js";
 
 const JSON_TYPE = "application/json";
 const SSE_TYPE = "text/event-stream";
@@ -31,6 +33,8 @@ interface MethodPlan {
   readonly output: DescMessage;
   readonly streaming: boolean;
   readonly tenantJsonName: string | undefined;
+  /** The route table's generated JSON codecs, unless turned off. */
+  readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
 }
 
 type AnyMethod = (request: object, options?: CallOptions) => unknown;
@@ -78,6 +82,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
       output: b.output,
       streaming: b.streaming === "server",
       tenantJsonName: tenantField?.jsonName,
+      json: routeCodecs(b, options),
     };
     client[b.rpc] = plan.streaming ? (r, o) => stream(plan, r, o) : (r, o) => unary(plan, r, o);
   }
@@ -86,7 +91,8 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
   async function prepare(plan: MethodPlan, request: object, callOptions: CallOptions | undefined): Promise<{ id: number; req: Omit<ClientRequest, "signal"> }> {
     let params: JsonObject;
     try {
-      params = toJson(plan.input, create(plan.input, request as never), writeOptions) as JsonObject;
+      const msg = create(plan.input, request as never);
+      params = (writeOptions === undefined ? writeMessage(plan.input, plan.json?.input, msg) : toJson(plan.input, msg, writeOptions)) as JsonObject;
     } catch (cause) {
       throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);
     }
@@ -145,7 +151,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
     // DeleteTaskPushNotificationConfig answers `result: null` on some servers (google.protobuf.Empty).
     if (value === null || value === undefined) return create(plan.output);
     try {
-      return fromJson(plan.output, value as JsonValue, readOptions);
+      return registry === undefined ? readLenient(plan.output, plan.json?.output, value as JsonValue) : fromJson(plan.output, value as JsonValue, readOptions);
     } catch (cause) {
       throw new RpcError(Code.INTERNAL, `${plan.rpc}: the result is not a valid ${plan.output.typeName}: ${String(cause)}`, [], { httpStatus: status, cause });
     }
