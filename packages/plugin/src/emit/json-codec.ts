@@ -74,14 +74,14 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
   f.preamble(file);
   const kit = schema.options.runtimeImport + "/json";
   const p = new Printer(f, kit, createDescImports(f));
+  const MessageJsonCodec = f.import("MessageJsonCodec", kit, true);
   for (const m of messages) {
     const name = p.name(m);
     p.reader(m);
     p.writer(m);
     const exported = name + "Json";
-    const MessageJsonCodec = f.import("MessageJsonCodec", kit, true);
     f.print("/** ProtoJSON of ", m.typeName, " without reflection; what it leaves to protobuf-es comes back `undefined`. */");
-    f.print(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", f.string(m.typeName), ", read", name, ", write", name, ");");
+    f.print(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", str(m.typeName), ", read", name, ", write", name, ");");
     f.print();
     codecs.set(m, exported);
   }
@@ -89,10 +89,19 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
   return codecs;
 }
 
+/**
+ * A TypeScript string literal. Names and type names are printed this way
+ * rather than with protoplugin's `f.string()`: JSON's escaping is valid
+ * TypeScript, and plain text keeps a file of thousands of codecs cheap to print.
+ */
+const str = (s: string) => JSON.stringify(s);
+
 class Printer {
   private readonly names = new Map<DescMessage | DescEnum, string>();
   private readonly taken = new Set<string>();
   private readonly enums: DescEnum[] = [];
+  /** One import symbol per runtime name: protoplugin resolves each symbol printed, so fewer are cheaper in large files. */
+  private readonly kitSymbols = new Map<string, Printable>();
 
   constructor(
     private readonly f: GeneratedFile,
@@ -100,8 +109,24 @@ class Printer {
     readonly imports: DescImports,
   ) {}
 
-  kit(name: string) {
-    return this.f.import(name, this.kitModule);
+  kit(name: string): Printable {
+    let s = this.kitSymbols.get(name);
+    if (s === undefined) this.kitSymbols.set(name, (s = this.f.import(name, this.kitModule)));
+    return s;
+  }
+
+  private readonly types = new Map<string, Printable>();
+  private int64: Printable | undefined;
+
+  /** A type of @bufbuild/protobuf, imported once. */
+  private type(name: "JsonObject" | "JsonValue"): Printable {
+    let s = this.types.get(name);
+    if (s === undefined) this.types.set(name, (s = this.f.import(name, "@bufbuild/protobuf", true)));
+    return s;
+  }
+
+  private protoInt64(): Printable {
+    return (this.int64 ??= this.f.import("protoInt64", "@bufbuild/protobuf"));
   }
 
   /** A local name for a type, unique in this file (types of other packages may share a name). */
@@ -138,23 +163,23 @@ class Printer {
       .map((x) => [x.localName, ": ", ...(x.kind === "oneof" ? ["{ case: undefined }"] : this.zeroOf(x))]);
     if (m.fields.length === 0) {
       f.print("  ", this.kit("jsonObject"), "(json, depth);");
-      f.print("  return { $typeName: ", f.string(m.typeName), " };");
+      f.print("  return { $typeName: ", str(m.typeName), " };");
       f.print("}");
       f.print();
       return;
     }
     f.print("  const j = ", this.kit("jsonObject"), "(json, depth);");
-    f.print("  const m: ", Shape, " = { $typeName: ", f.string(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
+    f.print("  const m: ", Shape, " = { $typeName: ", str(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
     f.print("  for (const k of Object.keys(j)) {");
     f.print("    const v = j[k];");
     f.print("    switch (k) {");
     for (const field of m.fields) {
-      f.print("      case ", f.string(field.jsonName), ":");
+      f.print("      case ", str(field.jsonName), ":");
       if (field.oneof) {
         const o = field.oneof.localName;
         // A oneof given twice is an error that protobuf-es words.
         f.print("        if (m.", o, ".case !== undefined) ", this.kit("giveUp"), "();");
-        f.print("        m.", o, " = { case: ", f.string(field.localName), ", value: ", ...this.readValue(field), " };");
+        f.print("        m.", o, " = { case: ", str(field.localName), ", value: ", ...this.readValue(field), " };");
       } else {
         f.print("        m.", field.localName, " = ", ...this.readValue(field), ";");
       }
@@ -163,7 +188,7 @@ class Printer {
     // A key by its proto name is fine to protobuf-es, and with the JSON name it
     // may set the field twice: leave both to it.
     const protoNames = m.fields.filter((x) => x.name !== x.jsonName);
-    for (const field of protoNames) f.print("      case ", f.string(field.name), ":");
+    for (const field of protoNames) f.print("      case ", str(field.name), ":");
     if (protoNames.length > 0) f.print("        return ", this.kit("giveUp"), "();");
     f.print("    }");
     f.print("  }");
@@ -176,27 +201,27 @@ class Printer {
     const { f } = this;
     const Shape = this.imports.shape(m);
     const name = this.name(m);
-    const JsonObject = f.import("JsonObject", "@bufbuild/protobuf", true);
+    const JsonObject = this.type("JsonObject");
     f.print("function write", name, "(value: unknown): ", JsonObject, " {");
     if (m.fields.length === 0) {
-      f.print("  ", this.kit("messageOf"), "<", Shape, ">(value, ", f.string(m.typeName), ");");
+      f.print("  ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
       f.print("  return {};");
       f.print("}");
       f.print();
       return;
     }
-    f.print("  const m = ", this.kit("messageOf"), "<", Shape, ">(value, ", f.string(m.typeName), ");");
+    f.print("  const m = ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
     // A message without its oneof's `{ case }` object is one protobuf-es fails on.
     for (const o of m.oneofs) f.print("  ", this.kit("checkOneof"), "(m.", o.localName, ");");
     f.print("  const j: ", JsonObject, " = {};");
     const usesV = m.fields.some((x) => !x.oneof && (x.fieldKind === "list" || x.fieldKind === "map" || this.implicit(x)));
-    if (usesV) f.print("  let v: ", f.import("JsonValue", "@bufbuild/protobuf", true), " | undefined;");
+    if (usesV) f.print("  let v: ", this.type("JsonValue"), " | undefined;");
     // protobuf-es writes fields in field-number order.
     for (const field of [...m.fields].sort((a, b) => a.number - b.number)) {
-      const key = f.string(field.jsonName);
+      const key = str(field.jsonName);
       if (field.oneof) {
         const o = "m." + field.oneof.localName;
-        f.print("  if (", o, ".case === ", f.string(field.localName), ") j[", key, "] = ", ...this.writeValue(field, o + ".value"), ";");
+        f.print("  if (", o, ".case === ", str(field.localName), ") j[", key, "] = ", ...this.writeValue(field, o + ".value"), ";");
         continue;
       }
       const value = "m." + field.localName;
@@ -246,7 +271,7 @@ class Printer {
           case ScalarType.SINT64:
           case ScalarType.FIXED64:
           case ScalarType.SFIXED64:
-            return field.longAsString ? ['"0"'] : [this.f.import("protoInt64", "@bufbuild/protobuf"), ".zero"];
+            return field.longAsString ? ['"0"'] : [this.protoInt64(), ".zero"];
           default:
             return ["0"];
         }
