@@ -255,6 +255,22 @@ describe("generated JSON codecs agree with protobuf-es", () => {
     const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageRequest")!;
     expect(compiledFromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] }, configuration: { historyLength: 3 } })).toBeDefined();
   });
+  it("data parts (google.protobuf.Value) of any JSON read and write as protobuf-es does them", () => {
+    const part = all.find((m) => m.typeName === "lf.a2a.v1.Part")!;
+    const nasty = fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom({ ["__proto__"]: 1 }, [[[[[[[[[[1]]]]]]]]]], "\ud800"));
+    fc.assert(
+      fc.property(nasty, (data) => {
+        const json = JSON.parse(JSON.stringify({ data })) as JsonValue;
+        const want = outcome(() => fromJson(part, json, { ignoreUnknownFields: true }));
+        expect(outcome(() => fastFromJson(part, json))).toStrictEqual(want);
+        if ("ok" in want) expect(JSON.stringify(fastToJson(part, want.ok))).toBe(JSON.stringify(toJson(part, want.ok)));
+      }),
+      { numRuns: runs * 20 },
+    );
+    const deep = JSON.parse("[".repeat(40) + "]".repeat(40)) as JsonValue;
+    expect(compiledFromJson(part, { data: deep })).toBeUndefined();
+    expect(compiledFromJson(part, { data: { a: [1, "x", null, true, { b: [] }] } })).toBeDefined();
+  });
   it("timestamps written as protobuf-es writes them, over the whole range", () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -62135596800n, max: 253402300799n }), fc.integer({ min: 0, max: 999_999_999 }), (seconds, nanos) => {

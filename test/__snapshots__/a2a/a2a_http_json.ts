@@ -6,10 +6,9 @@
 
 import type { AgentCapabilities, AgentCapabilitiesSchema, AgentCard, AgentCardSchema, AgentCardSignature, AgentCardSignatureSchema, AgentExtension, AgentExtensionSchema, AgentInterface, AgentInterfaceSchema, AgentProvider, AgentProviderSchema, AgentSkill, AgentSkillSchema, APIKeySecurityScheme, APIKeySecuritySchemeSchema, Artifact, ArtifactSchema, AuthenticationInfo, AuthenticationInfoSchema, AuthorizationCodeOAuthFlow, AuthorizationCodeOAuthFlowSchema, CancelTaskRequest, CancelTaskRequestSchema, ClientCredentialsOAuthFlow, ClientCredentialsOAuthFlowSchema, DeleteTaskPushNotificationConfigRequest, DeleteTaskPushNotificationConfigRequestSchema, DeviceCodeOAuthFlow, DeviceCodeOAuthFlowSchema, GetExtendedAgentCardRequest, GetExtendedAgentCardRequestSchema, GetTaskPushNotificationConfigRequest, GetTaskPushNotificationConfigRequestSchema, GetTaskRequest, GetTaskRequestSchema, HTTPAuthSecurityScheme, HTTPAuthSecuritySchemeSchema, ImplicitOAuthFlow, ImplicitOAuthFlowSchema, ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsRequestSchema, ListTaskPushNotificationConfigsResponse, ListTaskPushNotificationConfigsResponseSchema, ListTasksRequest, ListTasksRequestSchema, ListTasksResponse, ListTasksResponseSchema, Message, MessageSchema, MutualTlsSecurityScheme, MutualTlsSecuritySchemeSchema, OAuth2SecurityScheme, OAuth2SecuritySchemeSchema, OAuthFlows, OAuthFlowsSchema, OpenIdConnectSecurityScheme, OpenIdConnectSecuritySchemeSchema, Part, PartSchema, PasswordOAuthFlow, PasswordOAuthFlowSchema, SecurityRequirement, SecurityRequirementSchema, SecurityScheme, SecuritySchemeSchema, SendMessageConfiguration, SendMessageConfigurationSchema, SendMessageRequest, SendMessageRequestSchema, SendMessageResponse, SendMessageResponseSchema, StreamResponse, StreamResponseSchema, StringList, StringListSchema, SubscribeToTaskRequest, SubscribeToTaskRequestSchema, Task, TaskArtifactUpdateEvent, TaskArtifactUpdateEventSchema, TaskPushNotificationConfig, TaskPushNotificationConfigSchema, TaskSchema, TaskStatus, TaskStatusSchema, TaskStatusUpdateEvent, TaskStatusUpdateEventSchema } from "./a2a_pb.js";
 import type { MessageJsonCodec } from "a2a-http/json";
-import { boolField, checkOneof, enumJson, giveUp, intField, jsonObject, messageJson, messageOf, readBool, readBytes, readInt32, readList, readMap, readString, readStruct, readTimestamp, readVia, stringField, writeBool, writeBytes, writeInt, writeList, writeMap, writeString, writeStruct, writeTimestamp, writeVia } from "a2a-http/json";
+import { boolField, checkOneof, enumJson, giveUp, intField, jsonObject, messageJson, messageOf, readBool, readBytes, readInt32, readList, readMap, readString, readStruct, readTimestamp, readValue, stringField, writeBool, writeBytes, writeInt, writeList, writeMap, writeString, writeStruct, writeTimestamp, writeValue } from "a2a-http/json";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Empty, EmptySchema } from "@bufbuild/protobuf/wkt";
-import { ValueSchema } from "@bufbuild/protobuf/wkt";
 
 function readSendMessageRequest(json: unknown, depth: number): SendMessageRequest {
   const j = jsonObject(json, depth);
@@ -126,7 +125,7 @@ function readPart(json: unknown, depth: number): Part {
         break;
       case "data":
         if (m.content.case !== undefined) giveUp();
-        m.content = { case: "data", value: readVia(ValueSchema, v) };
+        m.content = { case: "data", value: readValue(v, depth + 1) };
         break;
       case "metadata":
         m.metadata = readStruct(v, depth + 1);
@@ -152,7 +151,7 @@ function writePart(value: unknown): JsonObject {
   if (m.content.case === "text") j["text"] = writeString(m.content.value);
   if (m.content.case === "raw") j["raw"] = writeBytes(m.content.value);
   if (m.content.case === "url") j["url"] = writeString(m.content.value);
-  if (m.content.case === "data") j["data"] = writeVia(ValueSchema, m.content.value);
+  if (m.content.case === "data") j["data"] = writeValue(m.content.value);
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
   if ((v = stringField(m.filename)) !== undefined) j["filename"] = v;
   if ((v = stringField(m.mediaType)) !== undefined) j["mediaType"] = v;

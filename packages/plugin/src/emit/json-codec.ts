@@ -14,12 +14,11 @@ const wrappers = new Set(
   ["Double", "Float", "Int64", "UInt64", "Int32", "UInt32", "Bool", "String", "Bytes"].map((t) => `google.protobuf.${t}Value`),
 );
 
-/** Well-known types whose JSON is not an object of their fields (Timestamp and Struct have readers of their own). */
+/** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own). */
 const special = new Set([
   "google.protobuf.Any",
   "google.protobuf.Duration",
   "google.protobuf.FieldMask",
-  "google.protobuf.Value",
   "google.protobuf.ListValue",
   ...wrappers,
 ]);
@@ -30,12 +29,13 @@ const special = new Set([
  * runtime's; `via`: by protobuf-es, one field at a time (special JSON forms,
  * and messages outside proto3, whose defaults live on a prototype).
  */
-type Handling = "generated" | "timestamp" | "struct" | "via";
+type Handling = "generated" | "timestamp" | "struct" | "value" | "via";
 
 function handlingOf(m: DescMessage): Handling {
   if (m.typeName === "google.protobuf.Timestamp") return "timestamp";
   // Outside google.protobuf.Value (never generated here), a Struct field holds a JsonObject.
   if (m.typeName === "google.protobuf.Struct") return "struct";
+  if (m.typeName === "google.protobuf.Value") return "value";
   if (special.has(m.typeName) || m.file.edition !== EDITION_PROTO3) return "via";
   return "generated";
 }
@@ -317,6 +317,7 @@ class Printer {
         if (h === "generated") return ["read", this.name(m)];
         if (h === "timestamp") return [this.kit("readTimestamp")];
         if (h === "struct") return [this.kit("readStruct")];
+        if (h === "value") return [this.kit("readValue")];
         return ["(item: unknown) => ", this.kit("readVia"), "(", this.imports.schema(m), ", item)"];
       }
     }
@@ -330,6 +331,8 @@ class Printer {
         return [this.kit("readTimestamp"), "(", value, ")"];
       case "struct":
         return [this.kit("readStruct"), "(", value, ", ", depth, ")"];
+      case "value":
+        return [this.kit("readValue"), "(", value, ", ", depth, ")"];
       case "via":
         return [this.kit("readVia"), "(", this.imports.schema(m), ", ", value, ")"];
     }
@@ -431,6 +434,8 @@ class Printer {
         return [this.kit("writeTimestamp")];
       case "struct":
         return [this.kit("writeStruct")];
+      case "value":
+        return [this.kit("writeValue")];
       case "via":
         return ["(item: unknown) => ", this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
     }

@@ -305,3 +305,4 @@ function copyJson(v: unknown, depth: number, reading: boolean): unknown {
 }
 
 export { readTimestamp, writeTimestamp } from "./timestamp.js";
+export { readValue, writeValue } from "./value.js";
