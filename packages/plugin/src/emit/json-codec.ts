@@ -171,7 +171,8 @@ class Printer {
     f.print("  const j = ", this.kit("jsonObject"), "(json, depth);");
     f.print("  const m: ", Shape, " = { $typeName: ", str(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
     f.print("  for (const k of Object.keys(j)) {");
-    f.print("    const v = j[k];");
+    // Fields whose JSON protobuf-es reads (int64, float...) give up without looking at it.
+    if (m.fields.some((x) => this.readValue(x)[0] !== this.kit("giveUp"))) f.print("    const v = j[k];");
     f.print("    switch (k) {");
     for (const field of m.fields) {
       f.print("      case ", str(field.jsonName), ":");

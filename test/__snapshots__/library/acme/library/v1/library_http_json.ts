@@ -353,7 +353,6 @@ function readRange(json: unknown, depth: number): Range {
   const j = jsonObject(json, depth);
   const m: Range = { $typeName: "acme.library.v1.Range", min: protoInt64.zero, max: protoInt64.zero };
   for (const k of Object.keys(j)) {
-    const v = j[k];
     switch (k) {
       case "min":
         m.min = giveUp();
