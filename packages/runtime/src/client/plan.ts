@@ -1,6 +1,7 @@
 import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
+import type { TemplateSegment } from "../path-template.js";
 import { escapeComponent, escapeMultiSegment } from "./encode.js";
 
 /** A client-side error: the request never left (httpStatus 0). */
@@ -73,11 +74,7 @@ export function compileBinding(b: RouteBinding, method: string): BindingPlan {
       parts.push("/" + (s.kind === "literal" ? s.value : s.kind));
     }
     const fields = resolveFieldPath(b.input, v.fieldPath, where);
-    const re = segments
-      .slice(v.start, v.end)
-      // A single-segment value is escaped whole ("/" too), so any non-empty text fits its "*".
-      .map((s) => (s.kind === "literal" ? reEscape(decodeLiteral(s.value)) : s.kind === "*" && v.multiSegment ? "[^/]+" : ".+"))
-      .join("/");
+    const re = valuePattern(segments.slice(v.start, v.end), v.multiSegment);
     parts.push("/", variables.length);
     variables.push({
       name: v.fieldPath.join("."),
@@ -113,6 +110,27 @@ export function compileBinding(b: RouteBinding, method: string): BindingPlan {
     responseJsonName = field.jsonName;
   }
   return { binding: b, method, parts, variables, ...(unfillable ? { unfillable } : {}), body, responseJsonName };
+}
+
+/**
+ * The regular expression (source) of a variable's value. A single-segment
+ * value is escaped whole ("/" too), so any non-empty text fits its "*". A
+ * "**" takes zero or more segments, as on the server: `docs/**` fits "docs"
+ * as well as "docs/a/b".
+ */
+function valuePattern(segs: readonly TemplateSegment[], multiSegment: boolean): string {
+  if (segs.length === 1 && segs[0]!.kind === "**") return ".+";
+  let re = "";
+  segs.forEach((s, k) => {
+    if (s.kind === "**") {
+      re += k === 0 ? "(?:.+/)?" : "(?:/.+)?";
+      return;
+    }
+    // After a leading "**", its own pattern holds the "/".
+    if (k > 0 && !(k === 1 && segs[0]!.kind === "**")) re += "/";
+    re += s.kind === "literal" ? reEscape(decodeLiteral(s.value)) : multiSegment ? "[^/]+" : ".+";
+  });
+  return re;
 }
 
 function lookup(json: JsonObject, path: readonly string[]): JsonValue | undefined {
