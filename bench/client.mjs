@@ -8,8 +8,8 @@
 // calls of each kind, alternating which goes first; the figure per kind is the
 // median of its rounds. The hand-written baseline sets the same headers and
 // parses the JSON (res.json()); the generated client also encodes the request
-// through protobuf-es and decodes the answer into a message (fromJson), which is
-// the overhead measured. Target: ratio <= 1.2.
+// and decodes the answer into a protobuf-es message (through the generated JSON
+// codecs), which is the overhead measured. Target: ratio <= 1.2 (aim 1.1).
 import { createServer } from "node:http";
 import { Worker, isMainThread, parentPort } from "node:worker_threads";
 
