@@ -42,15 +42,21 @@ interface Node {
   few: (string | Node)[] | undefined;
   star: Node | undefined;
   deep: Node | undefined;
-  /** Bindings ending here, by verb ("" for none). */
-  readonly ends: Map<string, Ends>;
+  /** Bindings ending here, by verb number (0 for no verb, see `verbs` in createRouter). */
+  readonly ends: (Ends | undefined)[];
 }
 
 /** The bindings that end at one node with one verb. */
 interface Ends {
-  readonly byMethod: Map<string, number>;
-  /** A custom rule's binding that takes any method. */
-  any: number | undefined;
+  /**
+   * Binding index by method number (see `methods` in createRouter), -1 for
+   * none. A custom rule's binding that takes any method fills every slot that
+   * no binding of its own claims, the last slot (methods no binding names)
+   * included, so that finding the binding is one array read.
+   */
+  readonly byMethod: number[];
+  /** The methods that bindings here name, sorted: the `Allow` of a 405 that stops here. */
+  readonly allow: string[];
 }
 
 /** How to read one variable out of the request's segments, worked out once per binding. */
@@ -71,19 +77,19 @@ interface Compiled {
   readonly hasProto: boolean;
 }
 
-const newNode = (): Node => ({ literals: new Map(), few: undefined, star: undefined, deep: undefined, ends: new Map() });
+const newNode = (): Node => ({ literals: new Map(), few: undefined, star: undefined, deep: undefined, ends: [] });
 
 /** Up to this many literal children are compared in place; more are looked up in the map. */
 const FEW = 8;
 
-function freeze(node: Node): void {
+function freeze(node: Node, verbCount: number): void {
   node.few = node.literals.size <= FEW ? [...node.literals].flat() : undefined;
-  for (const child of node.literals.values()) freeze(child);
-  if (node.star) freeze(node.star);
-  if (node.deep) freeze(node.deep);
+  // Same length everywhere, so that `ends[verb]` never reads past the end.
+  while (node.ends.length < verbCount) node.ends.push(undefined);
+  for (const child of node.literals.values()) freeze(child, verbCount);
+  if (node.star) freeze(node.star, verbCount);
+  if (node.deep) freeze(node.deep, verbCount);
 }
-
-const malformedEscape = /%(?![0-9A-Fa-f]{2})/;
 
 /**
  * Builds a router over HttpRule bindings. Matching walks a tree of segments,
@@ -93,22 +99,38 @@ const malformedEscape = /%(?![0-9A-Fa-f]{2})/;
  * segment only when some binding uses that verb, and then only bindings with
  * that verb can match.
  *
- * Everything that does not depend on the request (how to read each variable,
- * the verbs, the tree) is worked out here, once; a match splits the path,
- * walks the tree and reads the variables of the one binding that won.
+ * Everything that does not depend on the request is worked out here, once:
+ * the tree, how to read each variable, the verbs and methods as small
+ * numbers, each end's method table and its `Allow`. A match splits the path,
+ * walks the tree and reads the variables of the one binding that won; a
+ * walk that finds nothing has seen every end the path reaches, so a 405
+ * needs no second pass.
  *
  * Throws when a template is invalid, or when two bindings have the same
  * method and the same template shape.
  */
 export function createRouter(bindings: readonly RouterBinding[]): Router {
   const root = newNode();
-  const verbs = new Set<string>();
   const compiled: Compiled[] = [];
   const seen = new Map<string, number>();
-  bindings.forEach((b, index) => {
-    const t = b.path ?? parsePathTemplate(b.template);
+  const parsed = bindings.map((b) => b.path ?? parsePathTemplate(b.template));
+  const upper = bindings.map((b) => b.method.toUpperCase());
+
+  // Verbs and methods by number: a request's verb and method are looked up
+  // once, and every end after that is an array read instead of a map lookup.
+  const verbs = [...new Set(parsed.map((t) => t.verb).filter((v) => v !== ""))];
+  const verbNumber = (v: string) => (v === "" ? 0 : verbs.indexOf(v) + 1);
+  const maxVerb = Math.max(-1, ...verbs.map((v) => v.length));
+  const methods = [...new Set(upper.filter((m) => m !== "*"))];
+  const methodNumber = new Map(methods.map((m, i) => [m, i]));
+  /** The slot of methods that no binding names. */
+  const otherMethod = methods.length;
+
+  const anyAt: { ends: Ends; index: number }[] = [];
+  bindings.forEach((_, index) => {
+    const t = parsed[index]!;
+    const method = upper[index]!;
     compiled.push(compile(t));
-    const method = b.method.toUpperCase();
     const key = method + " " + templateShape(t);
     const other = seen.get(key);
     if (other !== undefined) {
@@ -129,13 +151,24 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
         node = node.deep ??= newNode();
       }
     }
-    if (t.verb) verbs.add(t.verb);
-    let ends = node.ends.get(t.verb);
-    if (!ends) node.ends.set(t.verb, (ends = { byMethod: new Map(), any: undefined }));
-    if (method === "*") ends.any = index;
-    else ends.byMethod.set(method, index);
+    const v = verbNumber(t.verb);
+    let ends = node.ends[v];
+    if (!ends) {
+      while (node.ends.length < v) node.ends.push(undefined);
+      node.ends[v] = ends = { byMethod: new Array<number>(methods.length + 1).fill(-1), allow: [] };
+    }
+    if (method === "*") anyAt.push({ ends, index });
+    else {
+      ends.byMethod[methodNumber.get(method)!] = index;
+      ends.allow.push(method);
+      ends.allow.sort();
+    }
   });
-  freeze(root);
+  // After the named methods, so that they keep their slots.
+  for (const { ends, index } of anyAt) {
+    for (let k = 0; k < ends.byMethod.length; k++) if (ends.byMethod[k]! < 0) ends.byMethod[k] = index;
+  }
+  freeze(root, verbs.length + 1);
 
   // The state of the one match in progress: match() is synchronous and does
   // not call itself, so it can live here instead of in a per-call object.
@@ -144,10 +177,12 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   const from: number[] = [];
   const to: number[] = [];
   let n = 0;
-  let verb = "";
-  let method = "";
+  let verb = 0;
+  let method = 0;
   /** Where the winning binding's `**` stopped taking request segments. */
   let deepTo = 0;
+  /** The ends that the path reached under its verb but not under its method: a 405 allows their methods. */
+  const missed: Ends[] = [];
 
   /** The child of `node` for the literal segment i, comparing in place where there are few. */
   function literal(node: Node, i: number): Node | undefined {
@@ -163,24 +198,25 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   }
 
   /** Depth-first search: literal, then `*`, then `**`, backtracking. */
-  function walk(node: Node, i: number): number | undefined {
+  function walk(node: Node, i: number): number {
     if (i === n) {
-      const ends = node.ends.get(verb);
+      const ends = node.ends[verb];
       if (ends !== undefined) {
-        const hit = ends.byMethod.get(method) ?? ends.any;
-        if (hit !== undefined) return hit;
+        const hit = ends.byMethod[method]!;
+        if (hit >= 0) return hit;
+        missed.push(ends);
       }
     } else {
-      if (node.literals.size > 0) {
+      if (node.few !== undefined || node.literals.size > 0) {
         const lit = literal(node, i);
         if (lit !== undefined) {
           const hit = walk(lit, i + 1);
-          if (hit !== undefined) return hit;
+          if (hit >= 0) return hit;
         }
       }
       if (node.star !== undefined && to[i]! > from[i]!) {
         const hit = walk(node.star, i + 1);
-        if (hit !== undefined) return hit;
+        if (hit >= 0) return hit;
       }
     }
     if (node.deep !== undefined) {
@@ -189,14 +225,14 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
       // which is the literal > "*" > "**" rule applied to what follows it.
       for (let j = i; j <= n; j++) {
         const hit = walk(node.deep, j);
-        if (hit !== undefined) {
+        if (hit >= 0) {
           // A template has one "**" at most, so this is the winner's.
           deepTo = j;
           return hit;
         }
       }
     }
-    return undefined;
+    return -1;
   }
 
   /** The winning binding's variables, decoded. */
@@ -224,28 +260,37 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
     return out;
   }
 
+  /** The `Allow` of a 405: the methods of every end that the path reached. */
+  function allowed(): string[] {
+    if (missed.length === 1) return missed[0]!.allow.slice();
+    const all = new Set<string>();
+    for (const ends of missed) for (const m of ends.allow) all.add(m);
+    return [...all].sort();
+  }
+
   function match(m: string, rawPath: string): RouteMatch | MethodNotAllowed | undefined {
-    if (rawPath.includes("%") && malformedEscape.test(rawPath)) {
-      throw new RpcError(Code.INVALID_ARGUMENT, `malformed percent-escape in path ${JSON.stringify(rawPath)}`);
-    }
+    checkEscapes(rawPath);
     let end = rawPath.length;
     while (end > 1 && rawPath.charCodeAt(end - 1) === 47 /* "/" */) end--;
     if (end > 0 && rawPath.charCodeAt(0) !== 47) return undefined;
 
-    verb = "";
-    if (verbs.size > 0) {
-      // The last ":" of the last segment, found from the end (lastIndexOf is slow here).
-      for (let k = end - 1; k > 0; k--) {
-        const c = rawPath.charCodeAt(k);
-        if (c === 47 /* "/" */) break;
-        if (c === 58 /* ":" */) {
-          const candidate = rawPath.slice(k + 1, end);
-          if (verbs.has(candidate)) {
-            verb = candidate;
+    // The verb is the text after the last ":" of the last segment. Looking
+    // back no further than the longest verb finds it, or proves there is none.
+    verb = 0;
+    for (let k = end - 1; k >= end - maxVerb - 1 && k > 0; k--) {
+      const c = rawPath.charCodeAt(k);
+      if (c === 47 /* "/" */) break;
+      if (c === 58 /* ":" */) {
+        const len = end - k - 1;
+        for (let v = 0; v < verbs.length; v++) {
+          const name = verbs[v]!;
+          if (name.length === len && rawPath.startsWith(name, k + 1)) {
+            verb = v + 1;
             end = k;
+            break;
           }
-          break;
         }
+        break;
       }
     }
     // Segment bounds of [1, end): no copy of the path, no new array.
@@ -264,21 +309,15 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
         start = slash + 1;
       }
     }
-    method = m.toUpperCase();
+    // Methods come upper-case from every HTTP stack; upper-casing is for the rest.
+    method = methodNumber.get(m) ?? methodNumber.get(m.toUpperCase()) ?? otherMethod;
+    missed.length = 0;
     const found = walk(root, 0);
-    if (found !== undefined) {
+    if (found >= 0) {
       const c = compiled[found]!;
       return { index: found, variables: c.extractors.length === 0 ? {} : variables(c) };
     }
-    const allow = new Set<string>();
-    const segs: string[] = [];
-    for (let i = 0; i < n; i++) segs.push(rawPath.slice(from[i], to[i]));
-    collect(root, segs, 0, (node) => {
-      const ends = node.ends.get(verb);
-      if (ends !== undefined) for (const k of ends.byMethod.keys()) allow.add(k);
-    });
-    if (allow.size === 0) return undefined;
-    return { allow: [...allow].sort() };
+    return missed.length === 0 ? undefined : { allow: allowed() };
   }
 
   return { match };
@@ -296,16 +335,17 @@ function compile(t: PathTemplate): Compiled {
   return { extractors, deepAt, hasProto: extractors.some((x) => x.key === "__proto__") };
 }
 
-/** Visits every end node that the whole path reaches, whatever the method. */
-function collect(node: Node, segs: readonly string[], i: number, visit: (node: Node) => void): void {
-  if (i === segs.length) visit(node);
-  if (i < segs.length) {
-    const lit = node.literals.get(segs[i]!);
-    if (lit) collect(lit, segs, i + 1, visit);
-    if (node.star && segs[i] !== "") collect(node.star, segs, i + 1, visit);
+/** Throws on a "%" that two hex digits do not follow, wherever it stands (a 400, even on a 404 path). */
+function checkEscapes(rawPath: string): void {
+  for (let at = rawPath.indexOf("%"); at >= 0; at = rawPath.indexOf("%", at + 3)) {
+    if (!isHex(rawPath.charCodeAt(at + 1)) || !isHex(rawPath.charCodeAt(at + 2))) {
+      throw new RpcError(Code.INVALID_ARGUMENT, `malformed percent-escape in path ${JSON.stringify(rawPath)}`);
+    }
   }
-  if (node.deep) for (let j = i; j <= segs.length; j++) collect(node.deep, segs, j, visit);
 }
+
+/** 0-9, A-F, a-f; false for NaN (past the end). */
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 
 function decode(raw: string): string {
   if (!raw.includes("%")) return raw;
