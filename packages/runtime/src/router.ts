@@ -181,8 +181,13 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   let method = 0;
   /** Where the winning binding's `**` stopped taking request segments. */
   let deepTo = 0;
-  /** The ends that the path reached under its verb but not under its method: a 405 allows their methods. */
+  /**
+   * The ends that the path reached under its verb but not under its method:
+   * a 405 allows their methods. missed[0, missedCount) is this match's; a
+   * count, because setting an array's length calls into the runtime.
+   */
   const missed: Ends[] = [];
+  let missedCount = 0;
 
   /** The child of `node` for the literal segment i, comparing in place where there are few. */
   function literal(node: Node, i: number): Node | undefined {
@@ -204,10 +209,10 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
       if (ends !== undefined) {
         const hit = ends.byMethod[method]!;
         if (hit >= 0) return hit;
-        missed.push(ends);
+        missed[missedCount++] = ends;
       }
     } else {
-      if (node.few !== undefined || node.literals.size > 0) {
+      if (node.literals.size > 0) {
         const lit = literal(node, i);
         if (lit !== undefined) {
           const hit = walk(lit, i + 1);
@@ -262,9 +267,9 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
 
   /** The `Allow` of a 405: the methods of every end that the path reached. */
   function allowed(): string[] {
-    if (missed.length === 1) return missed[0]!.allow.slice();
+    if (missedCount === 1) return missed[0]!.allow.slice();
     const all = new Set<string>();
-    for (const ends of missed) for (const m of ends.allow) all.add(m);
+    for (let k = 0; k < missedCount; k++) for (const m of missed[k]!.allow) all.add(m);
     return [...all].sort();
   }
 
@@ -311,13 +316,13 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
     }
     // Methods come upper-case from every HTTP stack; upper-casing is for the rest.
     method = methodNumber.get(m) ?? methodNumber.get(m.toUpperCase()) ?? otherMethod;
-    missed.length = 0;
+    missedCount = 0;
     const found = walk(root, 0);
     if (found >= 0) {
       const c = compiled[found]!;
       return { index: found, variables: c.extractors.length === 0 ? {} : variables(c) };
     }
-    return missed.length === 0 ? undefined : { allow: allowed() };
+    return missedCount === 0 ? undefined : { allow: allowed() };
   }
 
   return { match };
