@@ -375,6 +375,13 @@ table(
     ["GET", "/foo/%", 400],
     ["GET", "/%", 400],
     ["GET", "/nowhere/%zz", 400],
+    // After a good escape, at the very end, and in the verb.
+    ["GET", "/s/a%41%", 400],
+    ["GET", "/s/%41%4", 400],
+    ["GET", "/s/%4g", 400],
+    ["GET", "/s/%41%42", r("GET /s/{v}", { v: "AB" })],
+    ["GET", "/s/a%41b%2", 400],
+    ["GET", "/foo:%zz", 400],
     // ...and so are escapes that are not UTF-8.
     ["GET", "/s/%C3", 400],
     ["GET", "/s/%C3%28", 400],
@@ -437,6 +444,66 @@ table(
     ["GET", "/k/1/2:v", r("GET /k/**:v")],
     ["GET", "/z:v", 404],
     ["POST", "/anything/at/all", allow("GET")],
+  ],
+);
+
+table(
+  "a rule for any method beside rules for named ones",
+  ["GET /x/{id}", "* /x/{id}", "POST /y", "* /y/{a}/z", "DELETE /y/{a}/z", "PUT /w/{a}", "* /w/b"],
+  [
+    ["GET", "/x/1", r("GET /x/{id}", { id: "1" })],
+    ["get", "/x/1", r("GET /x/{id}", { id: "1" })],
+    ["POST", "/x/1", r("* /x/{id}", { id: "1" })],
+    ["BREW", "/x/1", r("* /x/{id}", { id: "1" })],
+    ["brew", "/x/1", r("* /x/{id}", { id: "1" })],
+    ["PUT", "/y", allow("POST")],
+    ["DELETE", "/y/a/z", r("DELETE /y/{a}/z", { a: "a" })],
+    ["PATCH", "/y/a/z", r("* /y/{a}/z", { a: "a" })],
+    // The literal with any method beats the variable's named method.
+    ["PUT", "/w/b", r("* /w/b")],
+    ["PUT", "/w/c", r("PUT /w/{a}", { a: "c" })],
+    ["GET", "/w/c", allow("PUT")],
+  ],
+);
+
+table(
+  "verbs that end alike, and one longer than the path",
+  ["POST /t/{id}:cancel", "POST /t/{id}:xcancel", "POST /t/{id}:el", "GET /t/{id}", "GET /t/{id}:abcdefghijklmnop"],
+  [
+    ["POST", "/t/a:cancel", r("POST /t/{id}:cancel", { id: "a" })],
+    ["POST", "/t/a:xcancel", r("POST /t/{id}:xcancel", { id: "a" })],
+    ["POST", "/t/ax:cancel", r("POST /t/{id}:cancel", { id: "ax" })],
+    ["POST", "/t/a:el", r("POST /t/{id}:el", { id: "a" })],
+    ["POST", "/t/a:b:el", r("POST /t/{id}:el", { id: "a:b" })],
+    ["POST", "/t/a:cel", allow("GET")],
+    ["GET", "/t/a:cel", r("GET /t/{id}", { id: "a:cel" })],
+    ["GET", "/t/a:x:cancel", allow("POST")],
+    ["GET", "/t/:el", 404],
+    ["GET", "/t/q:abcdefghijklmnop", r("GET /t/{id}:abcdefghijklmnop", { id: "q" })],
+    ["GET", "/t/q:abcdefghijklmnop/", r("GET /t/{id}:abcdefghijklmnop", { id: "q" })],
+    ["GET", "/t/q:bcdefghijklmnop", r("GET /t/{id}", { id: "q:bcdefghijklmnop" })],
+    ["GET", "/:abcdefghijklmnop", 404],
+    ["GET", "/t:abcdefghijklmnop", 404],
+    ["GET", ":el", 404],
+    ["GET", "/abcdefghijklmnop", 404],
+  ],
+);
+
+// More literals at one node than are compared in place: they are looked up by name.
+const many = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"];
+table(
+  "many literals at one node",
+  [...many.map((l) => `GET /l/${l}`), "GET /l/{v}", "POST /l/gamma", "GET /l/{v}/lambda"],
+  [
+    ...many.map((l): Case => ["GET", `/l/${l}`, r(`GET /l/${l}`)]),
+    ["GET", "/l/mu", r("GET /l/{v}", { v: "mu" })],
+    ["GET", "/l/alph", r("GET /l/{v}", { v: "alph" })],
+    ["GET", "/l/alpha2", r("GET /l/{v}", { v: "alpha2" })],
+    ["POST", "/l/gamma", r("POST /l/gamma")],
+    ["PUT", "/l/gamma", allow("GET", "POST")],
+    ["POST", "/l/alpha", allow("GET")],
+    ["GET", "/l/alpha/lambda", r("GET /l/{v}/lambda", { v: "alpha" })],
+    ["GET", "/l/alpha/kappa", 404],
   ],
 );
 
