@@ -38,25 +38,30 @@ export interface Router {
 
 interface Node {
   readonly literals: Map<string, Node>;
-  /** The literals again as [value, child, ...] when there are few: comparing in place beats slicing and hashing. */
+  /** The literals again as [value, child, ...] when there are few: comparing in place beats hashing. */
   few: (string | Node)[] | undefined;
   star: Node | undefined;
   deep: Node | undefined;
-  /** Bindings ending here, by verb number (0 for no verb, see `verbs` in createRouter). */
+  /** Bindings ending here, by verb number (0 for no verb; see `verbs` in createRouter). */
   readonly ends: (Ends | undefined)[];
 }
 
 /** The bindings that end at one node with one verb. */
 interface Ends {
+  /** The binding of each method named here, upper-case. */
+  readonly named: Map<string, number>;
+  /** A custom rule's binding that takes any method. */
+  any: number | undefined;
   /**
-   * Binding index by method number (see `methods` in createRouter), -1 for
-   * none. A custom rule's binding that takes any method fills every slot that
-   * no binding of its own claims, the last slot (methods no binding names)
-   * included, so that finding the binding is one array read.
+   * Worked out from the two above once the tree is built: the binding by
+   * method number (see `methods` in createRouter), or -1. The binding that
+   * takes any method fills every slot that no named one claims, the last
+   * slot (methods that no binding names) included, so that finding the
+   * binding is one array read.
    */
-  readonly byMethod: number[];
-  /** The methods that bindings here name, sorted: the `Allow` of a 405 that stops here. */
-  readonly allow: string[];
+  byMethod: number[];
+  /** The named methods, sorted: the `Allow` of a 405 that stops here. */
+  allow: string[];
 }
 
 /** How to read one variable out of the request's segments, worked out once per binding. */
@@ -82,13 +87,20 @@ const newNode = (): Node => ({ literals: new Map(), few: undefined, star: undefi
 /** Up to this many literal children are compared in place; more are looked up in the map. */
 const FEW = 8;
 
-function freeze(node: Node, verbCount: number): void {
+/** Turns the built tree into the tables that matching reads. */
+function freeze(node: Node, verbCount: number, methods: readonly string[]): void {
   node.few = node.literals.size <= FEW ? [...node.literals].flat() : undefined;
-  // Same length everywhere, so that `ends[verb]` never reads past the end.
+  // The same length everywhere, so that `ends[verb]` never reads past the end.
   while (node.ends.length < verbCount) node.ends.push(undefined);
-  for (const child of node.literals.values()) freeze(child, verbCount);
-  if (node.star) freeze(node.star, verbCount);
-  if (node.deep) freeze(node.deep, verbCount);
+  for (const ends of node.ends) {
+    if (!ends) continue;
+    ends.byMethod = methods.map((m) => ends.named.get(m) ?? ends.any ?? -1);
+    ends.byMethod.push(ends.any ?? -1);
+    ends.allow = [...ends.named.keys()].sort();
+  }
+  for (const child of node.literals.values()) freeze(child, verbCount, methods);
+  if (node.star) freeze(node.star, verbCount, methods);
+  if (node.deep) freeze(node.deep, verbCount, methods);
 }
 
 /**
@@ -101,10 +113,10 @@ function freeze(node: Node, verbCount: number): void {
  *
  * Everything that does not depend on the request is worked out here, once:
  * the tree, how to read each variable, the verbs and methods as small
- * numbers, each end's method table and its `Allow`. A match splits the path,
- * walks the tree and reads the variables of the one binding that won; a
- * walk that finds nothing has seen every end the path reaches, so a 405
- * needs no second pass.
+ * numbers, and at each end the binding by method and the `Allow`. A match
+ * splits the path, walks the tree and reads the variables of the one binding
+ * that won. A walk that finds nothing has seen every end the path reaches,
+ * so a 405 needs no second pass.
  *
  * Throws when a template is invalid, or when two bindings have the same
  * method and the same template shape.
@@ -113,23 +125,14 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   const root = newNode();
   const compiled: Compiled[] = [];
   const seen = new Map<string, number>();
-  const parsed = bindings.map((b) => b.path ?? parsePathTemplate(b.template));
-  const upper = bindings.map((b) => b.method.toUpperCase());
-
   // Verbs and methods by number: a request's verb and method are looked up
-  // once, and every end after that is an array read instead of a map lookup.
-  const verbs = [...new Set(parsed.map((t) => t.verb).filter((v) => v !== ""))];
-  const verbNumber = (v: string) => (v === "" ? 0 : verbs.indexOf(v) + 1);
-  const methods = [...new Set(upper.filter((m) => m !== "*"))];
-  const methodNumber = new Map(methods.map((m, i) => [m, i]));
-  /** The slot of methods that no binding names. */
-  const otherMethod = methods.length;
-
-  const anyAt: { ends: Ends; index: number }[] = [];
-  bindings.forEach((_, index) => {
-    const t = parsed[index]!;
-    const method = upper[index]!;
+  // once, and each end after that is an array read instead of a map lookup.
+  const verbs: string[] = [];
+  const methods: string[] = [];
+  bindings.forEach((b, index) => {
+    const t = b.path ?? parsePathTemplate(b.template);
     compiled.push(compile(t));
+    const method = b.method.toUpperCase();
     const key = method + " " + templateShape(t);
     const other = seen.get(key);
     if (other !== undefined) {
@@ -150,24 +153,19 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
         node = node.deep ??= newNode();
       }
     }
-    const v = verbNumber(t.verb);
-    let ends = node.ends[v];
-    if (!ends) {
-      while (node.ends.length < v) node.ends.push(undefined);
-      node.ends[v] = ends = { byMethod: new Array<number>(methods.length + 1).fill(-1), allow: [] };
-    }
-    if (method === "*") anyAt.push({ ends, index });
+    if (t.verb && !verbs.includes(t.verb)) verbs.push(t.verb);
+    const v = t.verb ? verbs.indexOf(t.verb) + 1 : 0;
+    while (node.ends.length <= v) node.ends.push(undefined);
+    const ends = (node.ends[v] ??= { named: new Map(), any: undefined, byMethod: [], allow: [] });
+    if (method === "*") ends.any = index;
     else {
-      ends.byMethod[methodNumber.get(method)!] = index;
-      ends.allow.push(method);
-      ends.allow.sort();
+      ends.named.set(method, index);
+      if (!methods.includes(method)) methods.push(method);
     }
   });
-  // After the named methods, so that they keep their slots.
-  for (const { ends, index } of anyAt) {
-    for (let k = 0; k < ends.byMethod.length; k++) if (ends.byMethod[k]! < 0) ends.byMethod[k] = index;
-  }
-  freeze(root, verbs.length + 1);
+  freeze(root, verbs.length + 1, methods);
+  /** The slot of methods that no binding names. */
+  const otherMethod = methods.length;
 
   // The state of the one match in progress: match() is synchronous and does
   // not call itself, so it can live here instead of in a per-call object.
@@ -250,9 +248,9 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   }
 
   /**
-   * "**" takes as few segments as it can: at each segment, leaving it for a
-   * literal or a "*" (tried first, in the walk below) beats keeping it, which
-   * is the literal > "*" > "**" rule applied to what follows it.
+   * "**" takes as few segments as it can (j counts up): at each segment,
+   * leaving it for a literal or a "*" that follows beats keeping it, which is
+   * the literal > "*" > "**" rule applied to what follows it.
    */
   function deep(node: Node, i: number): number {
     for (let j = i; j <= n; j++) {
@@ -269,19 +267,10 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
   /** The winning binding's variables, decoded. */
   function variables(c: Compiled): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const x of c.extractors) {
-      let value: string;
-      if (x.single) {
-        value = path.slice(from[x.start], to[x.start]);
-      } else {
-        // Template segment d is request segment d up to the "**", and counts
-        // on from where the "**" stopped after it.
-        const at = (d: number) => (c.deepAt < 0 || d <= c.deepAt ? d : deepTo + d - c.deepAt - 1);
-        const first = at(x.start);
-        const last = at(x.end) - 1;
-        // The segments with the "/" between them, as they stand in the path.
-        value = last < first ? "" : path.slice(from[first], to[last]);
-      }
+    const xs = c.extractors;
+    for (let k = 0; k < xs.length; k++) {
+      const x = xs[k]!;
+      let value = x.single ? path.slice(from[x.start], to[x.start]) : span(c, x);
       if (escaped) value = x.multiSegment ? decodeKeepingSlash(value) : decode(value);
       // A field named __proto__ must not become the object's prototype.
       if (c.hasProto && x.key === "__proto__") {
@@ -291,12 +280,34 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
     return out;
   }
 
+  /** The request segments that a variable covers, with the "/" between them as they stand in the path. */
+  function span(c: Compiled, x: Extractor): string {
+    // Template segment d is request segment d up to the "**", and counts on
+    // from where the "**" stopped after it.
+    const at = (d: number) => (c.deepAt < 0 || d <= c.deepAt ? d : deepTo + d - c.deepAt - 1);
+    const first = at(x.start);
+    const last = at(x.end) - 1;
+    return last < first ? "" : path.slice(from[first], to[last]);
+  }
+
   /** The `Allow` of a 405: the methods of every end that the path reached. */
   function allowed(): string[] {
     if (missedCount === 1) return missed[0]!.allow.slice();
     const all = new Set<string>();
     for (let k = 0; k < missedCount; k++) for (const m of missed[k]!.allow) all.add(m);
     return [...all].sort();
+  }
+
+  /**
+   * The number of a request's method. A service names a handful of methods,
+   * so comparing them in turn beats hashing; they come upper-case from every
+   * HTTP stack, and upper-casing is for the rest.
+   */
+  function methodOf(m: string): number {
+    for (let k = 0; k < methods.length; k++) if (methods[k] === m) return k;
+    const upper = m.toUpperCase();
+    if (upper !== m) for (let k = 0; k < methods.length; k++) if (methods[k] === upper) return k;
+    return otherMethod;
   }
 
   function match(m: string, rawPath: string): RouteMatch | MethodNotAllowed | undefined {
@@ -334,8 +345,7 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
         start = slash + 1;
       }
     }
-    // Methods come upper-case from every HTTP stack; upper-casing is for the rest.
-    method = methodNumber.get(m) ?? methodNumber.get(m.toUpperCase()) ?? otherMethod;
+    method = methodOf(m);
     missedCount = 0;
     const found = walk(root, 0);
     if (found >= 0) {
