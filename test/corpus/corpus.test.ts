@@ -7,7 +7,9 @@ import { dirname, join } from "node:path";
 import { create, createFileRegistry, type DescFile } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { beforeAll, describe, expect, test } from "vitest";
-import { docText, fileNames } from "../../packages/plugin/src/emit/file-cache.js";
+import { commentsOf, docText, fileNames, type Commented } from "../../packages/plugin/src/emit/file-cache.js";
+import { protoplugin } from "../../packages/plugin/src/protoplugin.js";
+import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import {
   buildSet,
   corpusPackages,
@@ -149,6 +151,31 @@ describe("a sample", () => {
         }
       }
       expect(n).toBeGreaterThan(200);
+    });
+
+    test("the comments of every message, field, oneof, enum and value (OpenAPI descriptions)", () => {
+      let n = 0;
+      const check = (d: Commented) => {
+        const want = protoplugin.getComments(d);
+        expect(commentsOf(d), d.toString()).toEqual({
+          ...(want.leading !== undefined ? { leading: want.leading } : {}),
+          ...(want.trailing !== undefined ? { trailing: want.trailing } : {}),
+        });
+        n++;
+      };
+      for (const file of files) {
+        for (const t of nestedTypes(file)) {
+          if (t.kind === "message") {
+            check(t);
+            t.fields.forEach(check);
+            t.oneofs.forEach(check);
+          } else if (t.kind === "enum") {
+            check(t);
+            t.values.forEach(check);
+          } else check(t);
+        }
+      }
+      expect(n).toBeGreaterThan(1000);
     });
   });
 });

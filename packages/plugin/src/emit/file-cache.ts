@@ -117,3 +117,85 @@ export function docText(desc: DescService | DescMethod): string {
 }
 
 const withoutFinalNewline = (s: string) => (s.endsWith("\n") ? s.slice(0, -1) : s);
+
+/** A declaration that can carry a comment, as protoplugin's getComments takes it. */
+export type Commented = Parameters<typeof protoplugin.getComments>[0];
+
+const locationsByFile = new WeakMap<DescFile, Map<string, SourceCodeInfo_Location>>();
+const paths = new WeakMap<Commented, readonly number[]>();
+
+/**
+ * protoplugin's `getComments(desc)`, leading and trailing: the same source
+ * location (the first one of the declaration's path), found in a table of the
+ * file's locations made once, instead of a scan of all of them per call.
+ */
+export function commentsOf(desc: Commented): { leading?: string; trailing?: string } {
+  const file = "file" in desc ? desc.file : desc.parent.file;
+  let byPath = locationsByFile.get(file);
+  if (!byPath) {
+    byPath = new Map();
+    for (const loc of file.proto.sourceCodeInfo?.location ?? []) {
+      const key = loc.path.join(".");
+      if (!byPath.has(key)) byPath.set(key, loc);
+    }
+    locationsByFile.set(file, byPath);
+  }
+  const loc = byPath.get(sourcePath(desc).join("."));
+  const out: { leading?: string; trailing?: string } = {};
+  if (loc && isFieldSet(loc, SourceCodeInfo_LocationSchema.field.leadingComments)) out.leading = loc.leadingComments;
+  if (loc && isFieldSet(loc, SourceCodeInfo_LocationSchema.field.trailingComments)) out.trailing = loc.trailingComments;
+  return out;
+}
+
+// Field numbers of descriptor.proto that source paths are made of.
+const FILE_MESSAGE = 4;
+const FILE_ENUM = 5;
+const FILE_SERVICE = 6;
+const FILE_EXTENSION = 7;
+const MESSAGE_FIELD = 2;
+const MESSAGE_NESTED = 3;
+const MESSAGE_ENUM = 4;
+const MESSAGE_EXTENSION = 6;
+const MESSAGE_ONEOF = 8;
+const ENUM_VALUE = 2;
+const SERVICE_METHOD = 2;
+
+/** The declaration's path in SourceCodeInfo, as protoplugin works it out. */
+function sourcePath(desc: Commented): readonly number[] {
+  let p = paths.get(desc);
+  if (p !== undefined) return p;
+  switch (desc.kind) {
+    case "message":
+      p = desc.parent
+        ? [...sourcePath(desc.parent), MESSAGE_NESTED, desc.parent.proto.nestedType.indexOf(desc.proto)]
+        : [FILE_MESSAGE, desc.file.proto.messageType.indexOf(desc.proto)];
+      break;
+    case "enum":
+      p = desc.parent
+        ? [...sourcePath(desc.parent), MESSAGE_ENUM, desc.parent.proto.enumType.indexOf(desc.proto)]
+        : [FILE_ENUM, desc.file.proto.enumType.indexOf(desc.proto)];
+      break;
+    case "extension":
+      p = desc.parent
+        ? [...sourcePath(desc.parent), MESSAGE_EXTENSION, desc.parent.proto.extension.indexOf(desc.proto)]
+        : [FILE_EXTENSION, desc.file.proto.extension.indexOf(desc.proto)];
+      break;
+    case "field":
+      p = [...sourcePath(desc.parent), MESSAGE_FIELD, desc.parent.proto.field.indexOf(desc.proto)];
+      break;
+    case "oneof":
+      p = [...sourcePath(desc.parent), MESSAGE_ONEOF, desc.parent.proto.oneofDecl.indexOf(desc.proto)];
+      break;
+    case "enum_value":
+      p = [...sourcePath(desc.parent), ENUM_VALUE, desc.parent.proto.value.indexOf(desc.proto)];
+      break;
+    case "service":
+      p = [FILE_SERVICE, desc.file.proto.service.indexOf(desc.proto)];
+      break;
+    case "rpc":
+      p = [...sourcePath(desc.parent), SERVICE_METHOD, desc.parent.proto.method.indexOf(desc.proto)];
+      break;
+  }
+  paths.set(desc, p);
+  return p;
+}

@@ -11,7 +11,7 @@ import {
   type DescFile,
   type DescMessage,
 } from "@bufbuild/protobuf";
-import { protoplugin } from "../protoplugin.js";
+import { commentsOf, type Commented } from "./file-cache.js";
 import { withoutInternalComments } from "./jsdoc.js";
 
 /** A JSON Schema (or an OpenAPI object): plain JSON data. */
@@ -25,9 +25,7 @@ const INPUT_ONLY = 4;
 
 export const componentRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
-type Commented = Parameters<typeof protoplugin.getComments>[0];
-// protoplugin finds a comment by a scan of the file's source locations; a
-// field's is asked for by its schema and again by its query or path parameter.
+// A field's comment is asked for by its schema and again by its query or path parameter.
 const descriptions = new WeakMap<Commented, string | null>();
 
 /** The comment of a declaration, for a `description`: leading, else trailing, without AIP internal blocks. */
@@ -41,7 +39,7 @@ export function descriptionOf(desc: Commented): string | undefined {
 }
 
 function readDescription(desc: Commented): string | undefined {
-  const c = protoplugin.getComments(desc);
+  const c = commentsOf(desc);
   const raw = c.leading ?? c.trailing;
   if (raw === undefined) return undefined;
   const text = withoutInternalComments(
