@@ -80,9 +80,9 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
     p.reader(m);
     p.writer(m);
     const exported = name + "Json";
-    f.print("/** ProtoJSON of ", m.typeName, " without reflection; what it leaves to protobuf-es comes back `undefined`. */");
-    f.print(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", str(m.typeName), ", read", name, ", write", name, ");");
-    f.print();
+    p.line("/** ProtoJSON of ", m.typeName, " without reflection; what it leaves to protobuf-es comes back `undefined`. */");
+    p.line(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", str(m.typeName), ", read", name, ", write", name, ");");
+    p.line();
     codecs.set(m, exported);
   }
   p.printEnums();
@@ -108,6 +108,27 @@ class Printer {
     private readonly kitModule: string,
     readonly imports: DescImports,
   ) {}
+
+  /**
+   * `f.print`, with runs of plain text joined first: protoplugin keeps every
+   * piece as an element of the file, and a file of a thousand codecs has
+   * hundreds of thousands of them.
+   */
+  line(...parts: Printable[]): void {
+    const out: Printable[] = [];
+    let text = "";
+    const add = (p: Printable) => {
+      if (Array.isArray(p)) p.forEach(add);
+      else if (typeof p === "string") text += p;
+      else {
+        if (text !== "") out.push(text), (text = "");
+        out.push(p);
+      }
+    };
+    parts.forEach(add);
+    if (text !== "") out.push(text);
+    this.f.print(...out);
+  }
 
   kit(name: string): Printable {
     let s = this.kitSymbols.get(name);
@@ -148,102 +169,100 @@ class Printer {
     for (const e of this.enums) {
       // Enum value names are identifiers: their JSON is a valid TypeScript string.
       const values = e.values.map((v) => `${JSON.stringify(v.name)}, ${v.number}`).join(", ");
-      this.f.print("const ", this.name(e), "Json = ", this.kit("enumJson"), "([", values, "]);");
+      this.line("const ", this.name(e), "Json = ", this.kit("enumJson"), "([", values, "]);");
     }
-    if (this.enums.length > 0) this.f.print();
+    if (this.enums.length > 0) this.line();
   }
 
   reader(m: DescMessage): void {
-    const { f } = this;
     const Shape = this.imports.shape(m);
     const name = this.name(m);
-    f.print("function read", name, "(json: unknown, depth: number): ", Shape, " {");
+    this.line("function read", name, "(json: unknown, depth: number): ", Shape, " {");
     const zero = m.members
       .filter((x) => x.kind === "oneof" || x.presence === IMPLICIT)
       .map((x) => [x.localName, ": ", ...(x.kind === "oneof" ? ["{ case: undefined }"] : this.zeroOf(x))]);
     if (m.fields.length === 0) {
-      f.print("  ", this.kit("jsonObject"), "(json, depth);");
-      f.print("  return { $typeName: ", str(m.typeName), " };");
-      f.print("}");
-      f.print();
+      this.line("  ", this.kit("jsonObject"), "(json, depth);");
+      this.line("  return { $typeName: ", str(m.typeName), " };");
+      this.line("}");
+      this.line();
       return;
     }
-    f.print("  const j = ", this.kit("jsonObject"), "(json, depth);");
-    f.print("  const m: ", Shape, " = { $typeName: ", str(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
-    f.print("  for (const k of Object.keys(j)) {");
+    this.line("  const j = ", this.kit("jsonObject"), "(json, depth);");
+    this.line("  const m: ", Shape, " = { $typeName: ", str(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
+    this.line("  for (const k of Object.keys(j)) {");
     // Fields whose JSON protobuf-es reads (int64, float...) give up without looking at it.
-    if (m.fields.some((x) => this.readValue(x)[0] !== this.kit("giveUp"))) f.print("    const v = j[k];");
-    f.print("    switch (k) {");
+    if (m.fields.some((x) => this.readValue(x)[0] !== this.kit("giveUp"))) this.line("    const v = j[k];");
+    this.line("    switch (k) {");
     for (const field of m.fields) {
-      f.print("      case ", str(field.jsonName), ":");
+      this.line("      case ", str(field.jsonName), ":");
       if (field.oneof) {
         const o = field.oneof.localName;
         // A oneof given twice is an error that protobuf-es words.
-        f.print("        if (m.", o, ".case !== undefined) ", this.kit("giveUp"), "();");
-        f.print("        m.", o, " = { case: ", str(field.localName), ", value: ", ...this.readValue(field), " };");
+        this.line("        if (m.", o, ".case !== undefined) ", this.kit("giveUp"), "();");
+        this.line("        m.", o, " = { case: ", str(field.localName), ", value: ", ...this.readValue(field), " };");
       } else {
-        f.print("        m.", field.localName, " = ", ...this.readValue(field), ";");
+        this.line("        m.", field.localName, " = ", ...this.readValue(field), ";");
       }
-      f.print("        break;");
+      this.line("        break;");
     }
     // A key by its proto name is fine to protobuf-es, and with the JSON name it
     // may set the field twice: leave both to it.
     const protoNames = m.fields.filter((x) => x.name !== x.jsonName);
-    for (const field of protoNames) f.print("      case ", str(field.name), ":");
-    if (protoNames.length > 0) f.print("        return ", this.kit("giveUp"), "();");
-    f.print("    }");
-    f.print("  }");
-    f.print("  return m;");
-    f.print("}");
-    f.print();
+    for (const field of protoNames) this.line("      case ", str(field.name), ":");
+    if (protoNames.length > 0) this.line("        return ", this.kit("giveUp"), "();");
+    this.line("    }");
+    this.line("  }");
+    this.line("  return m;");
+    this.line("}");
+    this.line();
   }
 
   writer(m: DescMessage): void {
-    const { f } = this;
     const Shape = this.imports.shape(m);
     const name = this.name(m);
     const JsonObject = this.type("JsonObject");
-    f.print("function write", name, "(value: unknown): ", JsonObject, " {");
+    this.line("function write", name, "(value: unknown): ", JsonObject, " {");
     if (m.fields.length === 0) {
-      f.print("  ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
-      f.print("  return {};");
-      f.print("}");
-      f.print();
+      this.line("  ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
+      this.line("  return {};");
+      this.line("}");
+      this.line();
       return;
     }
-    f.print("  const m = ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
+    this.line("  const m = ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
     // A message without its oneof's `{ case }` object is one protobuf-es fails on.
-    for (const o of m.oneofs) f.print("  ", this.kit("checkOneof"), "(m.", o.localName, ");");
-    f.print("  const j: ", JsonObject, " = {};");
+    for (const o of m.oneofs) this.line("  ", this.kit("checkOneof"), "(m.", o.localName, ");");
+    this.line("  const j: ", JsonObject, " = {};");
     const usesV = m.fields.some((x) => !x.oneof && (x.fieldKind === "list" || x.fieldKind === "map" || this.implicit(x)));
-    if (usesV) f.print("  let v: ", this.type("JsonValue"), " | undefined;");
+    if (usesV) this.line("  let v: ", this.type("JsonValue"), " | undefined;");
     // protobuf-es writes fields in field-number order.
     for (const field of [...m.fields].sort((a, b) => a.number - b.number)) {
       const key = str(field.jsonName);
       if (field.oneof) {
         const o = "m." + field.oneof.localName;
-        f.print("  if (", o, ".case === ", str(field.localName), ") j[", key, "] = ", ...this.writeValue(field, o + ".value"), ";");
+        this.line("  if (", o, ".case === ", str(field.localName), ") j[", key, "] = ", ...this.writeValue(field, o + ".value"), ";");
         continue;
       }
       const value = "m." + field.localName;
       switch (field.fieldKind) {
         case "list":
-          f.print("  if ((v = ", this.kit("writeList"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
+          this.line("  if ((v = ", this.kit("writeList"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
           break;
         case "map":
-          f.print("  if ((v = ", this.kit("writeMap"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
+          this.line("  if ((v = ", this.kit("writeMap"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
           break;
         default:
           if (this.implicit(field)) {
-            f.print("  if ((v = ", ...this.zeroSkippingWriter(field, value), ") !== undefined) j[", key, "] = v;");
+            this.line("  if ((v = ", ...this.zeroSkippingWriter(field, value), ") !== undefined) j[", key, "] = v;");
           } else {
-            f.print("  if (", value, " !== undefined) j[", key, "] = ", ...this.writeValue(field, value), ";");
+            this.line("  if (", value, " !== undefined) j[", key, "] = ", ...this.writeValue(field, value), ";");
           }
       }
     }
-    f.print("  return j;");
-    f.print("}");
-    f.print();
+    this.line("  return j;");
+    this.line("}");
+    this.line();
   }
 
   private implicit(field: DescField): boolean {
