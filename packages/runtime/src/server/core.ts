@@ -139,8 +139,17 @@ export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext,
   readonly profile?: "none" | "a2a";
 }
 
-/** The core's request handler. */
-export type UniversalHandler = (request: UniversalServerRequest) => Promise<UniversalServerResponse>;
+/**
+ * The core's request handler. It answers synchronously when nothing async
+ * was needed (no body to read, no promise from the handler), so that
+ * adapters can skip the microtask queue; it never throws or rejects.
+ */
+export type UniversalHandler = (
+  request: UniversalServerRequest,
+) => UniversalServerResponse | Promise<UniversalServerResponse>;
+
+/** An answer of the core, now or later. */
+type Answer = ReturnType<UniversalHandler>;
 
 type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
@@ -275,11 +284,17 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     if (!ok) throw A2AErrors.versionNotSupported(version, versions);
   }
 
-  return function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+  return function handle(req: UniversalServerRequest): Answer {
     return serve(req, unaryTimeoutMs === undefined ? undefined : new AbortController());
   };
 
-  async function serve(req: UniversalServerRequest, deadline: AbortController | undefined): Promise<UniversalServerResponse> {
+  // From here on every step answers synchronously when it can (no body to
+  // read, no promise from the context factory or the handler), so that an
+  // adapter can write a small GET's answer without a trip through the
+  // microtask queue; @hono/node-server has a fast path for exactly that.
+  // Every step catches its own errors: none of them throws or rejects.
+
+  function serve(req: UniversalServerRequest, deadline: AbortController | undefined): Answer {
     let route: RouteBinding | undefined;
     try {
       // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): reaches
@@ -315,9 +330,9 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       }
       route = table[match.index]!;
       if (deadline !== undefined && route.streaming !== "server") {
-        return await withDeadline(route, match, req, deadline, head);
+        return withDeadline(route, match, req, deadline, head);
       }
-      return await call(route, match, req, undefined, head);
+      return call(route, match, req, undefined, head);
     } catch (e) {
       return errorResponse(e, route?.rpc);
     }
@@ -330,28 +345,37 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     req: UniversalServerRequest,
     deadline: AbortController,
     head: boolean,
-  ): Promise<UniversalServerResponse> {
-    return new Promise<UniversalServerResponse>((resolve) => {
-      const timer = setTimeout(() => {
-        const err = new RpcError(Code.DEADLINE_EXCEEDED, `the call took longer than ${unaryTimeoutMs} ms`);
-        deadline.abort(err);
-        resolve(errorResponse(err, route.rpc));
-      }, unaryTimeoutMs);
-      call(route, match, req, deadline.signal, head).then((res) => {
+  ): Answer {
+    let resolve: ((res: UniversalServerResponse) => void) | undefined;
+    // Started before the call, so that the time the call takes to return counts too.
+    const timer = setTimeout(() => {
+      const err = new RpcError(Code.DEADLINE_EXCEEDED, `the call took longer than ${unaryTimeoutMs} ms`);
+      deadline.abort(err);
+      resolve!(errorResponse(err, route.rpc));
+    }, unaryTimeoutMs);
+    const answer = call(route, match, req, deadline.signal, head);
+    if (!(answer instanceof Promise)) {
+      clearTimeout(timer);
+      return answer;
+    }
+    // The executor runs now, long before the timer can fire.
+    return new Promise<UniversalServerResponse>((r) => {
+      resolve = r;
+      answer.then((res) => {
         clearTimeout(timer);
-        resolve(res);
+        r(res);
       });
     });
   }
 
-  /** Serves a matched request. Never rejects. */
-  async function call(
+  /** Serves a matched request: the context, then the body if the route has one. */
+  function call(
     route: RouteBinding,
     match: RouteMatch,
     req: UniversalServerRequest,
     deadline: AbortSignal | undefined,
     head: boolean,
-  ): Promise<UniversalServerResponse> {
+  ): Answer {
     let ctx: ServerContext | undefined;
     try {
       const fn = h[route.rpc];
@@ -379,48 +403,128 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
             tenant,
             native: req.native as Native,
           });
-          if (extra instanceof Promise) extra = await extra;
         } catch (e) {
           return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
         }
+        if (extra instanceof Promise) return afterContext(route, match, req, head, ctx, fn as AnyHandler, extra);
         if (extra) Object.assign(ctx, extra);
       }
+      if (route.body !== "") return withBody(route, match, req, head, ctx, fn as AnyHandler);
+      return run(route, match, req, head, ctx, fn as AnyHandler, undefined);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx?.touchedHeaders());
+    }
+  }
 
-      let body: unknown;
-      if (route.body !== "") {
-        let text: string;
-        try {
-          text = await req.readBody(bodyLimit);
-        } catch (e) {
-          throw a2a && isRpcError(e) ? withA2AErrorInfo(e, "INVALID_REQUEST") : e;
-        }
-        if (!isBlank(text)) {
-          checkMediaType(req.header("content-type"));
-          body = parseJsonBody(text);
-          if (body === null && route.body === "*") body = undefined;
-        }
+  /** Goes on once an async context factory has settled. */
+  async function afterContext(
+    route: RouteBinding,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    head: boolean,
+    ctx: ServerContext,
+    fn: AnyHandler,
+    pending: Promise<unknown>,
+  ): Promise<UniversalServerResponse> {
+    let extra: unknown;
+    try {
+      extra = await pending;
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
+    }
+    try {
+      if (extra) Object.assign(ctx, extra);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+    if (route.body !== "") return withBody(route, match, req, head, ctx, fn);
+    return run(route, match, req, head, ctx, fn, undefined);
+  }
+
+  /** Reads and parses the request body, then runs the call. */
+  async function withBody(
+    route: RouteBinding,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    head: boolean,
+    ctx: ServerContext,
+    fn: AnyHandler,
+  ): Promise<UniversalServerResponse> {
+    let body: unknown;
+    try {
+      let text: string;
+      try {
+        text = await req.readBody(bodyLimit);
+      } catch (e) {
+        throw a2a && isRpcError(e) ? withA2AErrorInfo(e, "INVALID_REQUEST") : e;
       }
+      if (!isBlank(text)) {
+        checkMediaType(req.header("content-type"));
+        body = parseJsonBody(text);
+        if (body === null && route.body === "*") body = undefined;
+      }
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+    return run(route, match, req, head, ctx, fn, body);
+  }
+
+  /** Decodes the request message and calls the handler. */
+  function run(
+    route: RouteBinding,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    head: boolean,
+    ctx: ServerContext,
+    fn: AnyHandler,
+    body: unknown,
+  ): Answer {
+    try {
       const message = decodeRequest(
         route,
         { variables: match.variables, query: route.body === "*" ? "" : req.rawQuery, body },
         decodeOptions,
       );
       checkRequired(route.input, message);
-
-      if (route.streaming === "server") {
-        const res = await startStream(route, fn as AnyHandler, message, ctx);
-        if (head && res.body instanceof SseStream) {
-          res.body.close();
-          return { ...res, body: "" };
-        }
-        return res;
+      if (route.streaming === "server") return stream(route, fn, message, ctx, head);
+      const result = fn.call(handlers, message, ctx);
+      if (result instanceof Promise) {
+        return result.then(
+          (value) => unaryAnswer(route, ctx, value),
+          (e) => errorResponse(e, route.rpc, ctx.touchedHeaders()),
+        );
       }
-      let result = (fn as AnyHandler).call(handlers, message, ctx);
-      if (result instanceof Promise) result = await result;
+      return unaryAnswer(route, ctx, result);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+  }
+
+  function unaryAnswer(route: RouteBinding, ctx: ServerContext, result: unknown): UniversalServerResponse {
+    try {
       const json = JSON.stringify(encodeResponse(route, create(route.output, result as never), encodeOptions));
       return { status: 200, headers: merge(jsonHeaders, ctx.touchedHeaders()), body: json };
     } catch (e) {
-      return errorResponse(e, route.rpc, ctx?.touchedHeaders());
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+  }
+
+  async function stream(
+    route: RouteBinding,
+    fn: AnyHandler,
+    message: Message,
+    ctx: ServerContext,
+    head: boolean,
+  ): Promise<UniversalServerResponse> {
+    try {
+      const res = await startStream(route, fn, message, ctx);
+      if (head && res.body instanceof SseStream) {
+        res.body.close();
+        return { ...res, body: "" };
+      }
+      return res;
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
   }
 

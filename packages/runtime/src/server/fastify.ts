@@ -2,8 +2,14 @@ import { METHODS, type IncomingMessage, type ServerResponse } from "node:http";
 import { withA2AErrorInfo } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { createHttpHandler, type HttpHandlerOptions, type ResponseHeaders, type UniversalHandler } from "./core.js";
-import { serveNode, writeNodeResponse } from "./node.js";
+import {
+  createHttpHandler,
+  type HttpHandlerOptions,
+  type ResponseHeaders,
+  type UniversalHandler,
+  type UniversalServerResponse,
+} from "./core.js";
+import { serveNode, writeNodeResponse, type NodeRequest } from "./node.js";
 import { originPath, stripMountSegments } from "./mount.js";
 
 // The runtime does not depend on fastify: these are the few members it uses.
@@ -23,7 +29,7 @@ interface FastifyInstanceLike {
   addHttpMethod(method: string, options?: { hasBody?: boolean }): unknown;
   removeAllContentTypeParsers(): void;
   addContentTypeParser(
-    contentType: string,
+    contentType: string | string[],
     parser: (request: unknown, payload: unknown, done: (err: Error | null, body?: unknown) => void) => void,
   ): void;
   setErrorHandler(handler: (error: Error & { code?: string }, request: never, reply: never) => unknown): unknown;
@@ -31,7 +37,7 @@ interface FastifyInstanceLike {
     method: string[];
     url: string;
     exposeHeadRoute?: boolean;
-    handler: (request: never, reply: never) => Promise<void>;
+    handler: (request: never, reply: never) => Promise<void> | undefined;
   }): unknown;
 }
 
@@ -59,24 +65,38 @@ export function registerFastifyService<Ctx extends HandlerContext = HandlerConte
 export function registerFastifyHandler(fastify: unknown, handle: UniversalHandler, methods: readonly string[]): void {
   const f = fastify as FastifyInstanceLike;
   f.removeAllContentTypeParsers();
-  f.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+  const unread = (_request: unknown, _payload: unknown, done: (err: Error | null, body?: unknown) => void) => done(null, undefined);
+  // The JSON types by name as well: Fastify caches the parser it finds for a
+  // Content-Type, but not the catch-all, whose lookup parses the header anew
+  // on every request.
+  f.addContentTypeParser(["application/json", "application/a2a+json"], unread);
+  f.addContentTypeParser("*", unread);
   // Every method node parses, so that any method on a known path is a 405
   // with Allow (Fastify would answer its own 404 for a method it does not know).
   for (const method of new Set([...METHODS, ...methods.map((m) => m.toUpperCase())])) {
     if (method !== "*" && method !== "CONNECT" && !f.supportedMethods.includes(method)) f.addHttpMethod(method, { hasBody: true });
   }
-  const handler = async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
+  /** Serves one request; `pattern` is the matched route's URL (read from the request when not given). */
+  const serve = (request: FastifyRequestLike, reply: FastifyReplyLike, pattern: string | undefined): Promise<void> | undefined => {
     const rawUrl = originPath(request.raw.url ?? "/");
-    const url = stripMountSegments(rawUrl, request.routeOptions.url ?? "/*");
+    const url = stripMountSegments(rawUrl, pattern ?? request.routeOptions.url ?? "/*");
     const { request: req, response } = serveNode(handle, request.raw, reply.raw, { url, native: request });
-    const res = await response;
-    if (typeof res.body === "string") {
-      reply.code(res.status).headers(res.headers).send(Buffer.from(res.body));
-      return;
-    }
-    reply.hijack();
-    await writeNodeResponse(reply.raw, res, req);
+    if (response instanceof Promise) return response.then((res) => send(res, req, reply));
+    return send(response, req, reply);
   };
+  /**
+   * The handler of one route. Fastify builds a fresh object for every read of
+   * `request.routeOptions`, so the route's URL is read once, on its first
+   * request (the routes that share a handler differ by a trailing slash at
+   * most, which leaves the mount depth alike). Not async: a synchronous
+   * answer is sent without a promise.
+   */
+  const routeHandler = () => {
+    let pattern: string | undefined;
+    return (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> | undefined =>
+      serve(request, reply, (pattern ??= request.routeOptions.url ?? "/*"));
+  };
+  const handler = (request: FastifyRequestLike, reply: FastifyReplyLike) => serve(request, reply, undefined);
   // Fastify refuses a Content-Type it cannot parse (an empty one, say) before
   // any handler runs; the body is still unread then, so the runtime judges it
   // like on the other frameworks.
@@ -85,8 +105,19 @@ export function registerFastifyHandler(fastify: unknown, handle: UniversalHandle
     throw error;
   });
   const method = [...f.supportedMethods];
-  f.route({ method, url: "/", exposeHeadRoute: false, handler: handler as never });
-  f.route({ method, url: "/*", exposeHeadRoute: false, handler: handler as never });
+  f.route({ method, url: "/", exposeHeadRoute: false, handler: routeHandler() as never });
+  f.route({ method, url: "/*", exposeHeadRoute: false, handler: routeHandler() as never });
+}
+
+/** Sends the core's answer: JSON through the reply (so that the app's onSend hooks run), SSE on the raw response. */
+function send(res: UniversalServerResponse, req: NodeRequest, reply: FastifyReplyLike): Promise<void> | undefined {
+  if (typeof res.body === "string") {
+    // A Buffer, because Fastify appends "; charset=utf-8" to a JSON type sent with a string.
+    reply.code(res.status).headers(res.headers).send(Buffer.from(res.body));
+    return undefined;
+  }
+  reply.hijack();
+  return writeNodeResponse(reply.raw, res, req);
 }
 
 /**

@@ -22,8 +22,13 @@ export interface FetchRequestInfo {
   readonly native?: unknown;
 }
 
-/** Serves a web-standard Request. Never rejects. */
-export type FetchHandler = (request: Request, info?: FetchRequestInfo) => Promise<Response>;
+/**
+ * Serves a web-standard Request. Never rejects. The Response comes
+ * synchronously when the core needed nothing async (a GET whose handler
+ * returned a message, an error before the body): @hono/node-server writes
+ * such a Response at once, without its per-request close listener.
+ */
+export type FetchHandler = (request: Request, info?: FetchRequestInfo) => Response | Promise<Response>;
 
 /**
  * The core over web-standard Request/Response: for Hono, and for Bun, Deno,
@@ -39,10 +44,11 @@ export function createFetchHandler<Ctx extends HandlerContext = HandlerContext, 
 
 /** Serves web-standard Requests with a core handler (HTTP+JSON's, or another binding's such as JSON-RPC). */
 export function fetchHandlerOf(handle: UniversalHandler): FetchHandler {
-  return async (request, info) => {
+  return (request, info) => {
     const req = new FetchRequest(request, info);
-    const response = await handle(req);
-    return toResponse(response, req);
+    const answer = handle(req);
+    if (answer instanceof Promise) return answer.then((response) => toResponse(response, req));
+    return toResponse(answer, req);
   };
 }
 
@@ -181,7 +187,8 @@ class FetchRequest implements UniversalServerRequest {
   }
 
   async readBody(limit: number): Promise<string> {
-    const length = this.request.headers.get("content-length");
+    // Through header(): on node that spares building the Request's Headers.
+    const length = this.header("content-length") ?? null;
     const declared = Number(length);
     if (declared > limit) {
       if (declared <= DISCARD_MAX_BYTES) await discard(this.request.body?.getReader(), 0);

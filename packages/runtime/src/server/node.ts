@@ -46,21 +46,37 @@ export function createNodeHandler<Ctx extends HandlerContext = HandlerContext, N
  */
 export function nodeHandlerOf(handle: UniversalHandler, options?: { readonly fallthrough?: boolean }): NodeHandler {
   const fallthrough = options?.fallthrough === true;
-  return async (req, res, info) => {
+  const write = (response: UniversalServerResponse, request: NodeRequest, res: ServerResponse, info?: NodeRequestInfo) => {
+    if (fallthrough && response.unrouted && info?.next) {
+      try {
+        info.next();
+        return Promise.resolve();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return writeNodeResponse(res, response, request);
+  };
+  return (req, res, info) => {
     const request = new NodeRequest(req, res, info?.url ?? req.url ?? "/", info?.native);
-    const response = await handle(request);
-    if (fallthrough && response.unrouted && info?.next) return info.next();
-    await writeNodeResponse(res, response, request);
+    const answer = handle(request);
+    // A synchronous answer is written at once, not a microtask later.
+    if (answer instanceof Promise) return answer.then((response) => write(response, request, res, info));
+    return write(answer, request, res, info);
   };
 }
 
-/** Runs the core on a node request; the caller writes the answer (Fastify does, through its reply). */
+/**
+ * Runs the core on a node request; the caller writes the answer (Fastify
+ * does, through its reply). The answer is there at once when the core needed
+ * nothing async.
+ */
 export function serveNode(
   handle: UniversalHandler,
   req: IncomingMessage,
   res: ServerResponse,
   info?: NodeRequestInfo,
-): { request: NodeRequest; response: Promise<UniversalServerResponse> } {
+): { request: NodeRequest; response: UniversalServerResponse | Promise<UniversalServerResponse> } {
   const request = new NodeRequest(req, res, info?.url ?? req.url ?? "/", info?.native);
   return { request, response: handle(request) };
 }
