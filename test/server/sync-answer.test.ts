@@ -6,6 +6,8 @@
 import { describe, expect, test } from "vitest";
 import { RpcError, Code, createFetchHandler, type HandlerContext } from "a2a-http";
 import { A2AServiceRoutes } from "../../gen/a2a_http.js";
+import { start } from "./harness.js";
+import { utf8Length } from "../../packages/runtime/src/utf8.js";
 
 const v = { "a2a-version": "1.0" };
 const task = { id: "t1", contextId: "c1", status: { state: 1 } };
@@ -94,5 +96,35 @@ describe("synchronous answers of the fetch handler", () => {
     expect((await json(now)).status).toBe(200);
     const slow = await json(handle(get("/tasks")));
     expect(slow).toMatchObject({ status: 504, body: { error: { status: "DEADLINE_EXCEEDED" } } });
+  });
+});
+
+describe("the Hono adapter on node", () => {
+  test("utf8Length counts bytes as TextEncoder writes them", () => {
+    for (const text of ["", "abc", "é", "€uro", "a😀b", "\ud800x", "x\udc00", "😀\ud83d"]) {
+      expect(utf8Length(text), JSON.stringify(text)).toBe(new TextEncoder().encode(text).byteLength);
+    }
+  });
+
+  test("the body limit holds when a middleware swaps the Request for one with a longer body", async () => {
+    // The adapter reads headers from node's request (cheaper than the
+    // Request's Headers); its Content-Length no longer describes this body.
+    const s = await start("hono", { kind: "a2a", handlers: { sendMessage: () => ({}) } }, { onError: () => {}, bodyLimit: 1024 }, "/api", {
+      hono: (app) =>
+        app.use("*", async (c, next) => {
+          const headers = new Headers(c.req.raw.headers);
+          headers.delete("content-length");
+          const longer = JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "x".repeat(4096) }] } });
+          c.req.raw = new Request(c.req.raw.url, { method: "POST", headers, body: longer });
+          await next();
+        }),
+    });
+    try {
+      const res = await fetch(s.url + "/message:send", { method: "POST", headers: { ...v, "content-type": "application/json" }, body: message });
+      expect(res.status).toBe(413);
+      expect(await res.json()).toMatchObject({ error: { status: "RESOURCE_EXHAUSTED" } });
+    } finally {
+      await s.close();
+    }
   });
 });

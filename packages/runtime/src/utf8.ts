@@ -11,3 +11,18 @@ export function decodeChunks(chunks: readonly Uint8Array[], size: number): strin
   }
   return decoder.decode(all);
 }
+
+/** The UTF-8 length of a string in bytes, as TextEncoder would write it (a lone surrogate as U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}

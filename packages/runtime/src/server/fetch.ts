@@ -1,5 +1,5 @@
 import { Code, RpcError } from "../errors.js";
-import { decodeChunks } from "../utf8.js";
+import { decodeChunks, utf8Length } from "../utf8.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import {
   createHttpHandler,
@@ -197,11 +197,16 @@ class FetchRequest implements UniversalServerRequest {
     if (length !== null && length.trim() !== "" && Number.isInteger(declared)) {
       // The HTTP layer holds the body to its Content-Length, so the fast path
       // (e.g. @hono/node-server reads the socket directly) is safe here.
+      let text: string;
       try {
-        return await this.request.text();
+        text = await this.request.text();
       } catch (e) {
         throw new RpcError(Code.CANCELLED, "reading the request body failed", [], { cause: e });
       }
+      // On node the length is node's request's: should a middleware have
+      // swapped the Request for one with another body, the limit still holds.
+      if (this.nodeHeaders && text.length * 3 > limit && utf8Length(text) > limit) throw tooLarge(limit);
+      return text;
     }
     const body = this.request.body;
     if (!body) return "";
