@@ -1,5 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
+import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { fileNames } from "./file-cache.js";
@@ -9,19 +10,11 @@ import { createDescImports, type DescImports } from "./imports.js";
 const EDITION_PROTO3 = 999;
 const IMPLICIT = 2;
 
-/** The wrapper types, which protobuf-es holds unboxed in a singular field. */
-const wrappers = new Set(
-  ["Double", "Float", "Int64", "UInt64", "Int32", "UInt32", "Bool", "String", "Bytes"].map((t) => `google.protobuf.${t}Value`),
-);
+/** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own; wrappers too are special). */
+const special = new Set(["google.protobuf.Any", "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.ListValue"]);
 
-/** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own). */
-const special = new Set([
-  "google.protobuf.Any",
-  "google.protobuf.Duration",
-  "google.protobuf.FieldMask",
-  "google.protobuf.ListValue",
-  ...wrappers,
-]);
+/** A wrapper in a singular field outside a oneof, which protobuf-es holds unboxed: its JSON rules are protobuf-es's. */
+const unboxedWrapper = (field: DescField & { fieldKind: "message" }) => isWrapperDesc(field.message) && !field.oneof;
 
 /**
  * How values of a message type are read and written in a field:
@@ -36,7 +29,7 @@ function handlingOf(m: DescMessage): Handling {
   // Outside google.protobuf.Value (never generated here), a Struct field holds a JsonObject.
   if (m.typeName === "google.protobuf.Struct") return "struct";
   if (m.typeName === "google.protobuf.Value") return "value";
-  if (special.has(m.typeName) || m.file.edition !== EDITION_PROTO3) return "via";
+  if (special.has(m.typeName) || isWrapperDesc(m) || m.file.edition !== EDITION_PROTO3) return "via";
   return "generated";
 }
 
@@ -191,18 +184,19 @@ class Printer {
     this.line("  const j = ", this.kit("jsonObject"), "(json, depth);");
     this.line("  const m: ", Shape, " = { $typeName: ", str(m.typeName), ...zero.flatMap((z) => [", ", ...z]), " };");
     this.line("  for (const k of Object.keys(j)) {");
+    const reads = m.fields.map((x) => this.readValue(x));
     // Fields whose JSON protobuf-es reads (int64, float...) give up without looking at it.
-    if (m.fields.some((x) => this.readValue(x)[0] !== this.kit("giveUp"))) this.line("    const v = j[k];");
+    if (reads.some((r) => r[0] !== this.kit("giveUp"))) this.line("    const v = j[k];");
     this.line("    switch (k) {");
-    for (const field of m.fields) {
+    for (const [i, field] of m.fields.entries()) {
       this.line("      case ", str(field.jsonName), ":");
       if (field.oneof) {
         const o = field.oneof.localName;
         // A oneof given twice is an error that protobuf-es words.
         this.line("        if (m.", o, ".case !== undefined) ", this.kit("giveUp"), "();");
-        this.line("        m.", o, " = { case: ", str(field.localName), ", value: ", ...this.readValue(field), " };");
+        this.line("        m.", o, " = { case: ", str(field.localName), ", value: ", ...reads[i]!, " };");
       } else {
-        this.line("        m.", field.localName, " = ", ...this.readValue(field), ";");
+        this.line("        m.", field.localName, " = ", ...reads[i]!, ";");
       }
       this.line("        break;");
     }
@@ -310,8 +304,7 @@ class Printer {
       case "enum":
         return this.enumReader(field.enum, "(v)");
       case "message": {
-        // A wrapper outside a oneof is held unboxed; its JSON rules are protobuf-es's.
-        if (wrappers.has(field.message.typeName) && !field.oneof) return [this.kit("giveUp"), "()"];
+        if (unboxedWrapper(field)) return [this.kit("giveUp"), "()"];
         return this.messageReader(field.message, "v", "depth + 1");
       }
       case "list":
@@ -396,7 +389,7 @@ class Printer {
           ? [this.kit("giveUp"), "()"]
           : [this.name(field.enum), "Json.write(", value, ")"];
       case "message":
-        if (wrappers.has(field.message.typeName) && !field.oneof) return [this.kit("giveUp"), "()"];
+        if (unboxedWrapper(field)) return [this.kit("giveUp"), "()"];
         if (handlingOf(field.message) === "via") return [this.kit("writeVia"), "(", this.imports.schema(field.message), ", ", value, ")"];
         return [...this.messageWriter(field.message), "(", value, ")"];
       default:
