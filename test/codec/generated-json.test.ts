@@ -20,7 +20,7 @@ import {
   type Message,
 } from "@bufbuild/protobuf";
 import { checkRequired, decodeRequest, encodeResponse } from "../../packages/runtime/src/codec/index.js";
-import { requiredViolations } from "../../packages/runtime/src/codec/required.js";
+import { fillRequiredDefaults, requiredViolations } from "../../packages/runtime/src/codec/required.js";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
 import { a2a } from "./helpers.js";
 import { readLenient, writeMessage } from "../../packages/runtime/src/codec/message-json.js";
@@ -57,7 +57,7 @@ const codecOf = (desc: DescMessage) => codecs.get(desc.typeName);
 const fastFromJson = (desc: DescMessage, json: JsonValue) => readLenient(desc, codecOf(desc), json);
 const fastToJson = (desc: DescMessage, msg: Message) => writeMessage(desc, codecOf(desc), msg);
 const compiledFromJson = (desc: DescMessage, json: JsonValue) => codecOf(desc)!.read(json);
-const compiledToJson = (desc: DescMessage, msg: Message) => codecOf(desc)!.write(msg as never);
+const compiledToJson = (desc: DescMessage, msg: Message, required?: boolean) => codecOf(desc)!.write(msg as never, required);
 const runs = Number(process.env.FAST_JSON_RUNS ?? 25);
 
 const is64 = (t: ScalarType) =>
@@ -217,6 +217,13 @@ describe("generated JSON codecs agree with protobuf-es", () => {
           const want = outcome(() => JSON.stringify(toJson(desc, msg)));
           const got = outcome(() => JSON.stringify(fastToJson(desc, msg)));
           expect(got).toEqual(want);
+          // With REQUIRED defaults (the A2A profile's answers): what fillRequiredDefaults adds to toJson, in its order.
+          const wantRequired = outcome(() => {
+            const j = toJson(desc, msg);
+            fillRequiredDefaults(desc, msg, j);
+            return JSON.stringify(j);
+          });
+          expect(outcome(() => JSON.stringify(writeMessage(desc, codecOf(desc), msg, true)))).toEqual(wantRequired);
           if (!("ok" in want)) return;
           const json = JSON.parse(want.ok) as JsonValue;
           // Decoding the valid JSON: the same message.
@@ -254,6 +261,28 @@ describe("generated JSON codecs agree with protobuf-es", () => {
     expect(compiledToJson(desc, msg!)).toEqual(toJson(desc, msg!));
     const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageRequest")!;
     expect(compiledFromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] }, configuration: { historyLength: 3 } })).toBeDefined();
+  });
+  it("REQUIRED fields at their defaults are written by the generated writer itself, in messages at any depth", () => {
+    const task = { id: "t1", status: { message: { messageId: "m", parts: [{ text: "" }, { data: { k: 1 } }] } }, artifacts: [{ parts: [{ text: "x" }] }] };
+    const cases: [string, JsonValue][] = [
+      ["lf.a2a.v1.ListTasksResponse", { tasks: [task, {}] }],
+      ["lf.a2a.v1.StreamResponse", { statusUpdate: { status: {} } }],
+      ["lf.a2a.v1.StreamResponse", { artifactUpdate: { artifact: { parts: [] } } }],
+      ["lf.a2a.v1.SendMessageResponse", { task }],
+    ];
+    for (const [typeName, json] of cases) {
+      const desc = all.find((m) => m.typeName === typeName)!;
+      const msg = fromJson(desc, json);
+      const written = compiledToJson(desc, msg, true);
+      expect(written, typeName).toBeDefined();
+      const want = toJson(desc, msg);
+      fillRequiredDefaults(desc, msg, want);
+      expect(JSON.stringify(written)).toBe(JSON.stringify(want));
+      // Without the flag, ProtoJSON's own rules: defaults left out.
+      expect(compiledToJson(desc, msg)).toEqual(toJson(desc, msg));
+    }
+    const list = compiledToJson(all.find((m) => m.typeName === "lf.a2a.v1.ListTasksResponse")!, fromJson(all.find((m) => m.typeName === "lf.a2a.v1.ListTasksResponse")!, {}), true);
+    expect(list).toEqual({ tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 });
   });
   it("data parts (google.protobuf.Value) of any JSON read and write as protobuf-es does them", () => {
     const part = all.find((m) => m.typeName === "lf.a2a.v1.Part")!;

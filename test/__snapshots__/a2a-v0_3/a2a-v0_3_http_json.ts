@@ -32,11 +32,11 @@ function readSendMessageRequest(json: unknown, depth: number): SendMessageReques
   return m;
 }
 
-function writeSendMessageRequest(value: unknown): JsonObject {
+function writeSendMessageRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SendMessageRequest>(value, "a2a.v1.SendMessageRequest");
   const j: JsonObject = {};
-  if (m.request !== undefined) j["message"] = writeMessage(m.request);
-  if (m.configuration !== undefined) j["configuration"] = writeSendMessageConfiguration(m.configuration);
+  if (m.request !== undefined) j["message"] = writeMessage(m.request, r);
+  if (m.configuration !== undefined) j["configuration"] = writeSendMessageConfiguration(m.configuration, r);
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
   return j;
 }
@@ -80,7 +80,7 @@ function readMessage(json: unknown, depth: number): Message {
   return m;
 }
 
-function writeMessage(value: unknown): JsonObject {
+function writeMessage(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Message>(value, "a2a.v1.Message");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -88,9 +88,9 @@ function writeMessage(value: unknown): JsonObject {
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = RoleJson.field(m.role)) !== undefined) j["role"] = v;
-  if ((v = writeList(m.content, writePart)) !== undefined) j["content"] = v;
+  if ((v = writeList(m.content, writePart, r)) !== undefined) j["content"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
-  if ((v = writeList(m.extensions, writeString)) !== undefined) j["extensions"] = v;
+  if ((v = writeList(m.extensions, writeString, r)) !== undefined) j["extensions"] = v;
   return j;
 }
 
@@ -120,13 +120,13 @@ function readPart(json: unknown, depth: number): Part {
   return m;
 }
 
-function writePart(value: unknown): JsonObject {
+function writePart(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Part>(value, "a2a.v1.Part");
   checkOneof(m.part);
   const j: JsonObject = {};
   if (m.part.case === "text") j["text"] = writeString(m.part.value);
-  if (m.part.case === "file") j["file"] = writeFilePart(m.part.value);
-  if (m.part.case === "data") j["data"] = writeDataPart(m.part.value);
+  if (m.part.case === "file") j["file"] = writeFilePart(m.part.value, r);
+  if (m.part.case === "data") j["data"] = writeDataPart(m.part.value, r);
   return j;
 }
 
@@ -159,7 +159,7 @@ function readFilePart(json: unknown, depth: number): FilePart {
   return m;
 }
 
-function writeFilePart(value: unknown): JsonObject {
+function writeFilePart(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<FilePart>(value, "a2a.v1.FilePart");
   checkOneof(m.file);
   const j: JsonObject = {};
@@ -187,7 +187,7 @@ function readDataPart(json: unknown, depth: number): DataPart {
   return m;
 }
 
-function writeDataPart(value: unknown): JsonObject {
+function writeDataPart(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<DataPart>(value, "a2a.v1.DataPart");
   const j: JsonObject = {};
   if (m.data !== undefined) j["data"] = writeStruct(m.data);
@@ -224,12 +224,12 @@ function readSendMessageConfiguration(json: unknown, depth: number): SendMessage
   return m;
 }
 
-function writeSendMessageConfiguration(value: unknown): JsonObject {
+function writeSendMessageConfiguration(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SendMessageConfiguration>(value, "a2a.v1.SendMessageConfiguration");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.acceptedOutputModes, writeString)) !== undefined) j["acceptedOutputModes"] = v;
-  if (m.pushNotification !== undefined) j["pushNotification"] = writePushNotificationConfig(m.pushNotification);
+  if ((v = writeList(m.acceptedOutputModes, writeString, r)) !== undefined) j["acceptedOutputModes"] = v;
+  if (m.pushNotification !== undefined) j["pushNotification"] = writePushNotificationConfig(m.pushNotification, r);
   if ((v = intField(m.historyLength)) !== undefined) j["historyLength"] = v;
   if ((v = boolField(m.blocking)) !== undefined) j["blocking"] = v;
   return j;
@@ -261,14 +261,14 @@ function readPushNotificationConfig(json: unknown, depth: number): PushNotificat
   return m;
 }
 
-function writePushNotificationConfig(value: unknown): JsonObject {
+function writePushNotificationConfig(value: unknown, r: boolean): JsonObject {
   const m = messageOf<PushNotificationConfig>(value, "a2a.v1.PushNotificationConfig");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if ((v = stringField(m.url)) !== undefined) j["url"] = v;
   if ((v = stringField(m.token)) !== undefined) j["token"] = v;
-  if (m.authentication !== undefined) j["authentication"] = writeAuthenticationInfo(m.authentication);
+  if (m.authentication !== undefined) j["authentication"] = writeAuthenticationInfo(m.authentication, r);
   return j;
 }
 
@@ -292,11 +292,11 @@ function readAuthenticationInfo(json: unknown, depth: number): AuthenticationInf
   return m;
 }
 
-function writeAuthenticationInfo(value: unknown): JsonObject {
+function writeAuthenticationInfo(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AuthenticationInfo>(value, "a2a.v1.AuthenticationInfo");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.schemes, writeString)) !== undefined) j["schemes"] = v;
+  if ((v = writeList(m.schemes, writeString, r)) !== undefined) j["schemes"] = v;
   if ((v = stringField(m.credentials)) !== undefined) j["credentials"] = v;
   return j;
 }
@@ -325,12 +325,12 @@ function readSendMessageResponse(json: unknown, depth: number): SendMessageRespo
   return m;
 }
 
-function writeSendMessageResponse(value: unknown): JsonObject {
+function writeSendMessageResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SendMessageResponse>(value, "a2a.v1.SendMessageResponse");
   checkOneof(m.payload);
   const j: JsonObject = {};
-  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value);
-  if (m.payload.case === "msg") j["message"] = writeMessage(m.payload.value);
+  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value, r);
+  if (m.payload.case === "msg") j["message"] = writeMessage(m.payload.value, r);
   return j;
 }
 
@@ -368,15 +368,15 @@ function readTask(json: unknown, depth: number): Task {
   return m;
 }
 
-function writeTask(value: unknown): JsonObject {
+function writeTask(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Task>(value, "a2a.v1.Task");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
-  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status);
-  if ((v = writeList(m.artifacts, writeArtifact)) !== undefined) j["artifacts"] = v;
-  if ((v = writeList(m.history, writeMessage)) !== undefined) j["history"] = v;
+  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status, r);
+  if ((v = writeList(m.artifacts, writeArtifact, r)) !== undefined) j["artifacts"] = v;
+  if ((v = writeList(m.history, writeMessage, r)) !== undefined) j["history"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
   return j;
 }
@@ -406,12 +406,12 @@ function readTaskStatus(json: unknown, depth: number): TaskStatus {
   return m;
 }
 
-function writeTaskStatus(value: unknown): JsonObject {
+function writeTaskStatus(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskStatus>(value, "a2a.v1.TaskStatus");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = TaskStateJson.field(m.state)) !== undefined) j["state"] = v;
-  if (m.update !== undefined) j["message"] = writeMessage(m.update);
+  if (m.update !== undefined) j["message"] = writeMessage(m.update, r);
   if (m.timestamp !== undefined) j["timestamp"] = writeTimestamp(m.timestamp);
   return j;
 }
@@ -450,16 +450,16 @@ function readArtifact(json: unknown, depth: number): Artifact {
   return m;
 }
 
-function writeArtifact(value: unknown): JsonObject {
+function writeArtifact(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Artifact>(value, "a2a.v1.Artifact");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.artifactId)) !== undefined) j["artifactId"] = v;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if ((v = writeList(m.parts, writePart)) !== undefined) j["parts"] = v;
+  if ((v = writeList(m.parts, writePart, r)) !== undefined) j["parts"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
-  if ((v = writeList(m.extensions, writeString)) !== undefined) j["extensions"] = v;
+  if ((v = writeList(m.extensions, writeString, r)) !== undefined) j["extensions"] = v;
   return j;
 }
 
@@ -497,14 +497,14 @@ function readStreamResponse(json: unknown, depth: number): StreamResponse {
   return m;
 }
 
-function writeStreamResponse(value: unknown): JsonObject {
+function writeStreamResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<StreamResponse>(value, "a2a.v1.StreamResponse");
   checkOneof(m.payload);
   const j: JsonObject = {};
-  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value);
-  if (m.payload.case === "msg") j["message"] = writeMessage(m.payload.value);
-  if (m.payload.case === "statusUpdate") j["statusUpdate"] = writeTaskStatusUpdateEvent(m.payload.value);
-  if (m.payload.case === "artifactUpdate") j["artifactUpdate"] = writeTaskArtifactUpdateEvent(m.payload.value);
+  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value, r);
+  if (m.payload.case === "msg") j["message"] = writeMessage(m.payload.value, r);
+  if (m.payload.case === "statusUpdate") j["statusUpdate"] = writeTaskStatusUpdateEvent(m.payload.value, r);
+  if (m.payload.case === "artifactUpdate") j["artifactUpdate"] = writeTaskArtifactUpdateEvent(m.payload.value, r);
   return j;
 }
 
@@ -540,13 +540,13 @@ function readTaskStatusUpdateEvent(json: unknown, depth: number): TaskStatusUpda
   return m;
 }
 
-function writeTaskStatusUpdateEvent(value: unknown): JsonObject {
+function writeTaskStatusUpdateEvent(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskStatusUpdateEvent>(value, "a2a.v1.TaskStatusUpdateEvent");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
-  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status);
+  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status, r);
   if ((v = boolField(m.final)) !== undefined) j["final"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
   return j;
@@ -588,13 +588,13 @@ function readTaskArtifactUpdateEvent(json: unknown, depth: number): TaskArtifact
   return m;
 }
 
-function writeTaskArtifactUpdateEvent(value: unknown): JsonObject {
+function writeTaskArtifactUpdateEvent(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskArtifactUpdateEvent>(value, "a2a.v1.TaskArtifactUpdateEvent");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
-  if (m.artifact !== undefined) j["artifact"] = writeArtifact(m.artifact);
+  if (m.artifact !== undefined) j["artifact"] = writeArtifact(m.artifact, r);
   if ((v = boolField(m.append)) !== undefined) j["append"] = v;
   if ((v = boolField(m.lastChunk)) !== undefined) j["lastChunk"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
@@ -623,12 +623,15 @@ function readGetTaskRequest(json: unknown, depth: number): GetTaskRequest {
   return m;
 }
 
-function writeGetTaskRequest(value: unknown): JsonObject {
+function writeGetTaskRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<GetTaskRequest>(value, "a2a.v1.GetTaskRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = intField(m.historyLength)) !== undefined) j["historyLength"] = v;
+  if (r) {
+    if (j["name"] === undefined) j["name"] = "";
+  }
   return j;
 }
 
@@ -649,7 +652,7 @@ function readCancelTaskRequest(json: unknown, depth: number): CancelTaskRequest 
   return m;
 }
 
-function writeCancelTaskRequest(value: unknown): JsonObject {
+function writeCancelTaskRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<CancelTaskRequest>(value, "a2a.v1.CancelTaskRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -674,7 +677,7 @@ function readTaskSubscriptionRequest(json: unknown, depth: number): TaskSubscrip
   return m;
 }
 
-function writeTaskSubscriptionRequest(value: unknown): JsonObject {
+function writeTaskSubscriptionRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<TaskSubscriptionRequest>(value, "a2a.v1.TaskSubscriptionRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -707,13 +710,17 @@ function readCreateTaskPushNotificationConfigRequest(json: unknown, depth: numbe
   return m;
 }
 
-function writeCreateTaskPushNotificationConfigRequest(value: unknown): JsonObject {
+function writeCreateTaskPushNotificationConfigRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<CreateTaskPushNotificationConfigRequest>(value, "a2a.v1.CreateTaskPushNotificationConfigRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.parent)) !== undefined) j["parent"] = v;
   if ((v = stringField(m.configId)) !== undefined) j["configId"] = v;
-  if (m.config !== undefined) j["config"] = writeTaskPushNotificationConfig(m.config);
+  if (m.config !== undefined) j["config"] = writeTaskPushNotificationConfig(m.config, r);
+  if (r) {
+    if (j["parent"] === undefined) j["parent"] = "";
+    if (j["configId"] === undefined) j["configId"] = "";
+  }
   return j;
 }
 
@@ -739,12 +746,12 @@ function readTaskPushNotificationConfig(json: unknown, depth: number): TaskPushN
   return m;
 }
 
-function writeTaskPushNotificationConfig(value: unknown): JsonObject {
+function writeTaskPushNotificationConfig(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskPushNotificationConfig>(value, "a2a.v1.TaskPushNotificationConfig");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
-  if (m.pushNotificationConfig !== undefined) j["pushNotificationConfig"] = writePushNotificationConfig(m.pushNotificationConfig);
+  if (m.pushNotificationConfig !== undefined) j["pushNotificationConfig"] = writePushNotificationConfig(m.pushNotificationConfig, r);
   return j;
 }
 
@@ -765,7 +772,7 @@ function readGetTaskPushNotificationConfigRequest(json: unknown, depth: number):
   return m;
 }
 
-function writeGetTaskPushNotificationConfigRequest(value: unknown): JsonObject {
+function writeGetTaskPushNotificationConfigRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<GetTaskPushNotificationConfigRequest>(value, "a2a.v1.GetTaskPushNotificationConfigRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -799,7 +806,7 @@ function readListTaskPushNotificationConfigRequest(json: unknown, depth: number)
   return m;
 }
 
-function writeListTaskPushNotificationConfigRequest(value: unknown): JsonObject {
+function writeListTaskPushNotificationConfigRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<ListTaskPushNotificationConfigRequest>(value, "a2a.v1.ListTaskPushNotificationConfigRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -831,11 +838,11 @@ function readListTaskPushNotificationConfigResponse(json: unknown, depth: number
   return m;
 }
 
-function writeListTaskPushNotificationConfigResponse(value: unknown): JsonObject {
+function writeListTaskPushNotificationConfigResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ListTaskPushNotificationConfigResponse>(value, "a2a.v1.ListTaskPushNotificationConfigResponse");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.configs, writeTaskPushNotificationConfig)) !== undefined) j["configs"] = v;
+  if ((v = writeList(m.configs, writeTaskPushNotificationConfig, r)) !== undefined) j["configs"] = v;
   if ((v = stringField(m.nextPageToken)) !== undefined) j["nextPageToken"] = v;
   return j;
 }
@@ -848,7 +855,7 @@ function readGetAgentCardRequest(json: unknown, depth: number): GetAgentCardRequ
   return { $typeName: "a2a.v1.GetAgentCardRequest" };
 }
 
-function writeGetAgentCardRequest(value: unknown): JsonObject {
+function writeGetAgentCardRequest(value: unknown, _r: boolean): JsonObject {
   messageOf<GetAgentCardRequest>(value, "a2a.v1.GetAgentCardRequest");
   return {};
 }
@@ -927,27 +934,27 @@ function readAgentCard(json: unknown, depth: number): AgentCard {
   return m;
 }
 
-function writeAgentCard(value: unknown): JsonObject {
+function writeAgentCard(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentCard>(value, "a2a.v1.AgentCard");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
   if ((v = stringField(m.url)) !== undefined) j["url"] = v;
-  if (m.provider !== undefined) j["provider"] = writeAgentProvider(m.provider);
+  if (m.provider !== undefined) j["provider"] = writeAgentProvider(m.provider, r);
   if ((v = stringField(m.version)) !== undefined) j["version"] = v;
   if ((v = stringField(m.documentationUrl)) !== undefined) j["documentationUrl"] = v;
-  if (m.capabilities !== undefined) j["capabilities"] = writeAgentCapabilities(m.capabilities);
-  if ((v = writeMap(m.securitySchemes, writeSecurityScheme)) !== undefined) j["securitySchemes"] = v;
-  if ((v = writeList(m.security, writeSecurity)) !== undefined) j["security"] = v;
-  if ((v = writeList(m.defaultInputModes, writeString)) !== undefined) j["defaultInputModes"] = v;
-  if ((v = writeList(m.defaultOutputModes, writeString)) !== undefined) j["defaultOutputModes"] = v;
-  if ((v = writeList(m.skills, writeAgentSkill)) !== undefined) j["skills"] = v;
+  if (m.capabilities !== undefined) j["capabilities"] = writeAgentCapabilities(m.capabilities, r);
+  if ((v = writeMap(m.securitySchemes, writeSecurityScheme, r)) !== undefined) j["securitySchemes"] = v;
+  if ((v = writeList(m.security, writeSecurity, r)) !== undefined) j["security"] = v;
+  if ((v = writeList(m.defaultInputModes, writeString, r)) !== undefined) j["defaultInputModes"] = v;
+  if ((v = writeList(m.defaultOutputModes, writeString, r)) !== undefined) j["defaultOutputModes"] = v;
+  if ((v = writeList(m.skills, writeAgentSkill, r)) !== undefined) j["skills"] = v;
   if ((v = boolField(m.supportsAuthenticatedExtendedCard)) !== undefined) j["supportsAuthenticatedExtendedCard"] = v;
   if ((v = stringField(m.preferredTransport)) !== undefined) j["preferredTransport"] = v;
-  if ((v = writeList(m.additionalInterfaces, writeAgentInterface)) !== undefined) j["additionalInterfaces"] = v;
+  if ((v = writeList(m.additionalInterfaces, writeAgentInterface, r)) !== undefined) j["additionalInterfaces"] = v;
   if ((v = stringField(m.protocolVersion)) !== undefined) j["protocolVersion"] = v;
-  if ((v = writeList(m.signatures, writeAgentCardSignature)) !== undefined) j["signatures"] = v;
+  if ((v = writeList(m.signatures, writeAgentCardSignature, r)) !== undefined) j["signatures"] = v;
   return j;
 }
 
@@ -971,7 +978,7 @@ function readAgentInterface(json: unknown, depth: number): AgentInterface {
   return m;
 }
 
-function writeAgentInterface(value: unknown): JsonObject {
+function writeAgentInterface(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<AgentInterface>(value, "a2a.v1.AgentInterface");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1000,7 +1007,7 @@ function readAgentProvider(json: unknown, depth: number): AgentProvider {
   return m;
 }
 
-function writeAgentProvider(value: unknown): JsonObject {
+function writeAgentProvider(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<AgentProvider>(value, "a2a.v1.AgentProvider");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1034,13 +1041,13 @@ function readAgentCapabilities(json: unknown, depth: number): AgentCapabilities 
   return m;
 }
 
-function writeAgentCapabilities(value: unknown): JsonObject {
+function writeAgentCapabilities(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentCapabilities>(value, "a2a.v1.AgentCapabilities");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = boolField(m.streaming)) !== undefined) j["streaming"] = v;
   if ((v = boolField(m.pushNotifications)) !== undefined) j["pushNotifications"] = v;
-  if ((v = writeList(m.extensions, writeAgentExtension)) !== undefined) j["extensions"] = v;
+  if ((v = writeList(m.extensions, writeAgentExtension, r)) !== undefined) j["extensions"] = v;
   return j;
 }
 
@@ -1070,7 +1077,7 @@ function readAgentExtension(json: unknown, depth: number): AgentExtension {
   return m;
 }
 
-function writeAgentExtension(value: unknown): JsonObject {
+function writeAgentExtension(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<AgentExtension>(value, "a2a.v1.AgentExtension");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1121,15 +1128,15 @@ function readSecurityScheme(json: unknown, depth: number): SecurityScheme {
   return m;
 }
 
-function writeSecurityScheme(value: unknown): JsonObject {
+function writeSecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SecurityScheme>(value, "a2a.v1.SecurityScheme");
   checkOneof(m.scheme);
   const j: JsonObject = {};
-  if (m.scheme.case === "apiKeySecurityScheme") j["apiKeySecurityScheme"] = writeAPIKeySecurityScheme(m.scheme.value);
-  if (m.scheme.case === "httpAuthSecurityScheme") j["httpAuthSecurityScheme"] = writeHTTPAuthSecurityScheme(m.scheme.value);
-  if (m.scheme.case === "oauth2SecurityScheme") j["oauth2SecurityScheme"] = writeOAuth2SecurityScheme(m.scheme.value);
-  if (m.scheme.case === "openIdConnectSecurityScheme") j["openIdConnectSecurityScheme"] = writeOpenIdConnectSecurityScheme(m.scheme.value);
-  if (m.scheme.case === "mtlsSecurityScheme") j["mtlsSecurityScheme"] = writeMutualTlsSecurityScheme(m.scheme.value);
+  if (m.scheme.case === "apiKeySecurityScheme") j["apiKeySecurityScheme"] = writeAPIKeySecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "httpAuthSecurityScheme") j["httpAuthSecurityScheme"] = writeHTTPAuthSecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "oauth2SecurityScheme") j["oauth2SecurityScheme"] = writeOAuth2SecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "openIdConnectSecurityScheme") j["openIdConnectSecurityScheme"] = writeOpenIdConnectSecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "mtlsSecurityScheme") j["mtlsSecurityScheme"] = writeMutualTlsSecurityScheme(m.scheme.value, r);
   return j;
 }
 
@@ -1156,7 +1163,7 @@ function readAPIKeySecurityScheme(json: unknown, depth: number): APIKeySecurityS
   return m;
 }
 
-function writeAPIKeySecurityScheme(value: unknown): JsonObject {
+function writeAPIKeySecurityScheme(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<APIKeySecurityScheme>(value, "a2a.v1.APIKeySecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1191,7 +1198,7 @@ function readHTTPAuthSecurityScheme(json: unknown, depth: number): HTTPAuthSecur
   return m;
 }
 
-function writeHTTPAuthSecurityScheme(value: unknown): JsonObject {
+function writeHTTPAuthSecurityScheme(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<HTTPAuthSecurityScheme>(value, "a2a.v1.HTTPAuthSecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1226,12 +1233,12 @@ function readOAuth2SecurityScheme(json: unknown, depth: number): OAuth2SecurityS
   return m;
 }
 
-function writeOAuth2SecurityScheme(value: unknown): JsonObject {
+function writeOAuth2SecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<OAuth2SecurityScheme>(value, "a2a.v1.OAuth2SecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if (m.flows !== undefined) j["flows"] = writeOAuthFlows(m.flows);
+  if (m.flows !== undefined) j["flows"] = writeOAuthFlows(m.flows, r);
   if ((v = stringField(m.oauth2MetadataUrl)) !== undefined) j["oauth2MetadataUrl"] = v;
   return j;
 }
@@ -1269,14 +1276,14 @@ function readOAuthFlows(json: unknown, depth: number): OAuthFlows {
   return m;
 }
 
-function writeOAuthFlows(value: unknown): JsonObject {
+function writeOAuthFlows(value: unknown, r: boolean): JsonObject {
   const m = messageOf<OAuthFlows>(value, "a2a.v1.OAuthFlows");
   checkOneof(m.flow);
   const j: JsonObject = {};
-  if (m.flow.case === "authorizationCode") j["authorizationCode"] = writeAuthorizationCodeOAuthFlow(m.flow.value);
-  if (m.flow.case === "clientCredentials") j["clientCredentials"] = writeClientCredentialsOAuthFlow(m.flow.value);
-  if (m.flow.case === "implicit") j["implicit"] = writeImplicitOAuthFlow(m.flow.value);
-  if (m.flow.case === "password") j["password"] = writePasswordOAuthFlow(m.flow.value);
+  if (m.flow.case === "authorizationCode") j["authorizationCode"] = writeAuthorizationCodeOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "clientCredentials") j["clientCredentials"] = writeClientCredentialsOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "implicit") j["implicit"] = writeImplicitOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "password") j["password"] = writePasswordOAuthFlow(m.flow.value, r);
   return j;
 }
 
@@ -1310,14 +1317,14 @@ function readAuthorizationCodeOAuthFlow(json: unknown, depth: number): Authoriza
   return m;
 }
 
-function writeAuthorizationCodeOAuthFlow(value: unknown): JsonObject {
+function writeAuthorizationCodeOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AuthorizationCodeOAuthFlow>(value, "a2a.v1.AuthorizationCodeOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.authorizationUrl)) !== undefined) j["authorizationUrl"] = v;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   return j;
 }
 
@@ -1347,13 +1354,13 @@ function readClientCredentialsOAuthFlow(json: unknown, depth: number): ClientCre
   return m;
 }
 
-function writeClientCredentialsOAuthFlow(value: unknown): JsonObject {
+function writeClientCredentialsOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ClientCredentialsOAuthFlow>(value, "a2a.v1.ClientCredentialsOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   return j;
 }
 
@@ -1383,13 +1390,13 @@ function readImplicitOAuthFlow(json: unknown, depth: number): ImplicitOAuthFlow 
   return m;
 }
 
-function writeImplicitOAuthFlow(value: unknown): JsonObject {
+function writeImplicitOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ImplicitOAuthFlow>(value, "a2a.v1.ImplicitOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.authorizationUrl)) !== undefined) j["authorizationUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   return j;
 }
 
@@ -1419,13 +1426,13 @@ function readPasswordOAuthFlow(json: unknown, depth: number): PasswordOAuthFlow 
   return m;
 }
 
-function writePasswordOAuthFlow(value: unknown): JsonObject {
+function writePasswordOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<PasswordOAuthFlow>(value, "a2a.v1.PasswordOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   return j;
 }
 
@@ -1451,7 +1458,7 @@ function readOpenIdConnectSecurityScheme(json: unknown, depth: number): OpenIdCo
   return m;
 }
 
-function writeOpenIdConnectSecurityScheme(value: unknown): JsonObject {
+function writeOpenIdConnectSecurityScheme(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<OpenIdConnectSecurityScheme>(value, "a2a.v1.OpenIdConnectSecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1477,7 +1484,7 @@ function readMutualTlsSecurityScheme(json: unknown, depth: number): MutualTlsSec
   return m;
 }
 
-function writeMutualTlsSecurityScheme(value: unknown): JsonObject {
+function writeMutualTlsSecurityScheme(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<MutualTlsSecurityScheme>(value, "a2a.v1.MutualTlsSecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1502,11 +1509,11 @@ function readSecurity(json: unknown, depth: number): Security {
   return m;
 }
 
-function writeSecurity(value: unknown): JsonObject {
+function writeSecurity(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Security>(value, "a2a.v1.Security");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeMap(m.schemes, writeStringList)) !== undefined) j["schemes"] = v;
+  if ((v = writeMap(m.schemes, writeStringList, r)) !== undefined) j["schemes"] = v;
   return j;
 }
 
@@ -1527,11 +1534,11 @@ function readStringList(json: unknown, depth: number): StringList {
   return m;
 }
 
-function writeStringList(value: unknown): JsonObject {
+function writeStringList(value: unknown, r: boolean): JsonObject {
   const m = messageOf<StringList>(value, "a2a.v1.StringList");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.list, writeString)) !== undefined) j["list"] = v;
+  if ((v = writeList(m.list, writeString, r)) !== undefined) j["list"] = v;
   return j;
 }
 
@@ -1576,18 +1583,18 @@ function readAgentSkill(json: unknown, depth: number): AgentSkill {
   return m;
 }
 
-function writeAgentSkill(value: unknown): JsonObject {
+function writeAgentSkill(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentSkill>(value, "a2a.v1.AgentSkill");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if ((v = writeList(m.tags, writeString)) !== undefined) j["tags"] = v;
-  if ((v = writeList(m.examples, writeString)) !== undefined) j["examples"] = v;
-  if ((v = writeList(m.inputModes, writeString)) !== undefined) j["inputModes"] = v;
-  if ((v = writeList(m.outputModes, writeString)) !== undefined) j["outputModes"] = v;
-  if ((v = writeList(m.security, writeSecurity)) !== undefined) j["security"] = v;
+  if ((v = writeList(m.tags, writeString, r)) !== undefined) j["tags"] = v;
+  if ((v = writeList(m.examples, writeString, r)) !== undefined) j["examples"] = v;
+  if ((v = writeList(m.inputModes, writeString, r)) !== undefined) j["inputModes"] = v;
+  if ((v = writeList(m.outputModes, writeString, r)) !== undefined) j["outputModes"] = v;
+  if ((v = writeList(m.security, writeSecurity, r)) !== undefined) j["security"] = v;
   return j;
 }
 
@@ -1614,13 +1621,17 @@ function readAgentCardSignature(json: unknown, depth: number): AgentCardSignatur
   return m;
 }
 
-function writeAgentCardSignature(value: unknown): JsonObject {
+function writeAgentCardSignature(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentCardSignature>(value, "a2a.v1.AgentCardSignature");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.protected)) !== undefined) j["protected"] = v;
   if ((v = stringField(m.signature)) !== undefined) j["signature"] = v;
   if (m.header !== undefined) j["header"] = writeStruct(m.header);
+  if (r) {
+    if (j["protected"] === undefined) j["protected"] = "";
+    if (j["signature"] === undefined) j["signature"] = "";
+  }
   return j;
 }
 
@@ -1641,7 +1652,7 @@ function readDeleteTaskPushNotificationConfigRequest(json: unknown, depth: numbe
   return m;
 }
 
-function writeDeleteTaskPushNotificationConfigRequest(value: unknown): JsonObject {
+function writeDeleteTaskPushNotificationConfigRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<DeleteTaskPushNotificationConfigRequest>(value, "a2a.v1.DeleteTaskPushNotificationConfigRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1657,7 +1668,7 @@ function readEmpty(json: unknown, depth: number): Empty {
   return { $typeName: "google.protobuf.Empty" };
 }
 
-function writeEmpty(value: unknown): JsonObject {
+function writeEmpty(value: unknown, _r: boolean): JsonObject {
   messageOf<Empty>(value, "google.protobuf.Empty");
   return {};
 }

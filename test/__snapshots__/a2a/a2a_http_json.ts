@@ -33,13 +33,13 @@ function readSendMessageRequest(json: unknown, depth: number): SendMessageReques
   return m;
 }
 
-function writeSendMessageRequest(value: unknown): JsonObject {
+function writeSendMessageRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SendMessageRequest>(value, "lf.a2a.v1.SendMessageRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
-  if (m.message !== undefined) j["message"] = writeMessage(m.message);
-  if (m.configuration !== undefined) j["configuration"] = writeSendMessageConfiguration(m.configuration);
+  if (m.message !== undefined) j["message"] = writeMessage(m.message, r);
+  if (m.configuration !== undefined) j["configuration"] = writeSendMessageConfiguration(m.configuration, r);
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
   return j;
 }
@@ -87,7 +87,7 @@ function readMessage(json: unknown, depth: number): Message {
   return m;
 }
 
-function writeMessage(value: unknown): JsonObject {
+function writeMessage(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Message>(value, "lf.a2a.v1.Message");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -95,10 +95,15 @@ function writeMessage(value: unknown): JsonObject {
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = RoleJson.field(m.role)) !== undefined) j["role"] = v;
-  if ((v = writeList(m.parts, writePart)) !== undefined) j["parts"] = v;
+  if ((v = writeList(m.parts, writePart, r)) !== undefined) j["parts"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
-  if ((v = writeList(m.extensions, writeString)) !== undefined) j["extensions"] = v;
-  if ((v = writeList(m.referenceTaskIds, writeString)) !== undefined) j["referenceTaskIds"] = v;
+  if ((v = writeList(m.extensions, writeString, r)) !== undefined) j["extensions"] = v;
+  if ((v = writeList(m.referenceTaskIds, writeString, r)) !== undefined) j["referenceTaskIds"] = v;
+  if (r) {
+    if (j["messageId"] === undefined) j["messageId"] = "";
+    if (j["role"] === undefined) j["role"] = "ROLE_UNSPECIFIED";
+    if (j["parts"] === undefined) j["parts"] = [];
+  }
   return j;
 }
 
@@ -143,7 +148,7 @@ function readPart(json: unknown, depth: number): Part {
   return m;
 }
 
-function writePart(value: unknown): JsonObject {
+function writePart(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<Part>(value, "lf.a2a.v1.Part");
   checkOneof(m.content);
   const j: JsonObject = {};
@@ -189,12 +194,12 @@ function readSendMessageConfiguration(json: unknown, depth: number): SendMessage
   return m;
 }
 
-function writeSendMessageConfiguration(value: unknown): JsonObject {
+function writeSendMessageConfiguration(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SendMessageConfiguration>(value, "lf.a2a.v1.SendMessageConfiguration");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.acceptedOutputModes, writeString)) !== undefined) j["acceptedOutputModes"] = v;
-  if (m.taskPushNotificationConfig !== undefined) j["taskPushNotificationConfig"] = writeTaskPushNotificationConfig(m.taskPushNotificationConfig);
+  if ((v = writeList(m.acceptedOutputModes, writeString, r)) !== undefined) j["acceptedOutputModes"] = v;
+  if (m.taskPushNotificationConfig !== undefined) j["taskPushNotificationConfig"] = writeTaskPushNotificationConfig(m.taskPushNotificationConfig, r);
   if (m.historyLength !== undefined) j["historyLength"] = writeInt(m.historyLength);
   if ((v = boolField(m.returnImmediately)) !== undefined) j["returnImmediately"] = v;
   return j;
@@ -234,7 +239,7 @@ function readTaskPushNotificationConfig(json: unknown, depth: number): TaskPushN
   return m;
 }
 
-function writeTaskPushNotificationConfig(value: unknown): JsonObject {
+function writeTaskPushNotificationConfig(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskPushNotificationConfig>(value, "lf.a2a.v1.TaskPushNotificationConfig");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -243,7 +248,10 @@ function writeTaskPushNotificationConfig(value: unknown): JsonObject {
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.url)) !== undefined) j["url"] = v;
   if ((v = stringField(m.token)) !== undefined) j["token"] = v;
-  if (m.authentication !== undefined) j["authentication"] = writeAuthenticationInfo(m.authentication);
+  if (m.authentication !== undefined) j["authentication"] = writeAuthenticationInfo(m.authentication, r);
+  if (r) {
+    if (j["url"] === undefined) j["url"] = "";
+  }
   return j;
 }
 
@@ -267,12 +275,15 @@ function readAuthenticationInfo(json: unknown, depth: number): AuthenticationInf
   return m;
 }
 
-function writeAuthenticationInfo(value: unknown): JsonObject {
+function writeAuthenticationInfo(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AuthenticationInfo>(value, "lf.a2a.v1.AuthenticationInfo");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.scheme)) !== undefined) j["scheme"] = v;
   if ((v = stringField(m.credentials)) !== undefined) j["credentials"] = v;
+  if (r) {
+    if (j["scheme"] === undefined) j["scheme"] = "";
+  }
   return j;
 }
 
@@ -298,12 +309,12 @@ function readSendMessageResponse(json: unknown, depth: number): SendMessageRespo
   return m;
 }
 
-function writeSendMessageResponse(value: unknown): JsonObject {
+function writeSendMessageResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SendMessageResponse>(value, "lf.a2a.v1.SendMessageResponse");
   checkOneof(m.payload);
   const j: JsonObject = {};
-  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value);
-  if (m.payload.case === "message") j["message"] = writeMessage(m.payload.value);
+  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value, r);
+  if (m.payload.case === "message") j["message"] = writeMessage(m.payload.value, r);
   return j;
 }
 
@@ -341,16 +352,19 @@ function readTask(json: unknown, depth: number): Task {
   return m;
 }
 
-function writeTask(value: unknown): JsonObject {
+function writeTask(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Task>(value, "lf.a2a.v1.Task");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
-  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status);
-  if ((v = writeList(m.artifacts, writeArtifact)) !== undefined) j["artifacts"] = v;
-  if ((v = writeList(m.history, writeMessage)) !== undefined) j["history"] = v;
+  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status, r);
+  if ((v = writeList(m.artifacts, writeArtifact, r)) !== undefined) j["artifacts"] = v;
+  if ((v = writeList(m.history, writeMessage, r)) !== undefined) j["history"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
+  if (r) {
+    if (j["id"] === undefined) j["id"] = "";
+  }
   return j;
 }
 
@@ -377,13 +391,16 @@ function readTaskStatus(json: unknown, depth: number): TaskStatus {
   return m;
 }
 
-function writeTaskStatus(value: unknown): JsonObject {
+function writeTaskStatus(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskStatus>(value, "lf.a2a.v1.TaskStatus");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = TaskStateJson.field(m.state)) !== undefined) j["state"] = v;
-  if (m.message !== undefined) j["message"] = writeMessage(m.message);
+  if (m.message !== undefined) j["message"] = writeMessage(m.message, r);
   if (m.timestamp !== undefined) j["timestamp"] = writeTimestamp(m.timestamp);
+  if (r) {
+    if (j["state"] === undefined) j["state"] = "TASK_STATE_UNSPECIFIED";
+  }
   return j;
 }
 
@@ -421,16 +438,20 @@ function readArtifact(json: unknown, depth: number): Artifact {
   return m;
 }
 
-function writeArtifact(value: unknown): JsonObject {
+function writeArtifact(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Artifact>(value, "lf.a2a.v1.Artifact");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.artifactId)) !== undefined) j["artifactId"] = v;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if ((v = writeList(m.parts, writePart)) !== undefined) j["parts"] = v;
+  if ((v = writeList(m.parts, writePart, r)) !== undefined) j["parts"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
-  if ((v = writeList(m.extensions, writeString)) !== undefined) j["extensions"] = v;
+  if ((v = writeList(m.extensions, writeString, r)) !== undefined) j["extensions"] = v;
+  if (r) {
+    if (j["artifactId"] === undefined) j["artifactId"] = "";
+    if (j["parts"] === undefined) j["parts"] = [];
+  }
   return j;
 }
 
@@ -467,14 +488,14 @@ function readStreamResponse(json: unknown, depth: number): StreamResponse {
   return m;
 }
 
-function writeStreamResponse(value: unknown): JsonObject {
+function writeStreamResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<StreamResponse>(value, "lf.a2a.v1.StreamResponse");
   checkOneof(m.payload);
   const j: JsonObject = {};
-  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value);
-  if (m.payload.case === "message") j["message"] = writeMessage(m.payload.value);
-  if (m.payload.case === "statusUpdate") j["statusUpdate"] = writeTaskStatusUpdateEvent(m.payload.value);
-  if (m.payload.case === "artifactUpdate") j["artifactUpdate"] = writeTaskArtifactUpdateEvent(m.payload.value);
+  if (m.payload.case === "task") j["task"] = writeTask(m.payload.value, r);
+  if (m.payload.case === "message") j["message"] = writeMessage(m.payload.value, r);
+  if (m.payload.case === "statusUpdate") j["statusUpdate"] = writeTaskStatusUpdateEvent(m.payload.value, r);
+  if (m.payload.case === "artifactUpdate") j["artifactUpdate"] = writeTaskArtifactUpdateEvent(m.payload.value, r);
   return j;
 }
 
@@ -507,14 +528,18 @@ function readTaskStatusUpdateEvent(json: unknown, depth: number): TaskStatusUpda
   return m;
 }
 
-function writeTaskStatusUpdateEvent(value: unknown): JsonObject {
+function writeTaskStatusUpdateEvent(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskStatusUpdateEvent>(value, "lf.a2a.v1.TaskStatusUpdateEvent");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
-  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status);
+  if (m.status !== undefined) j["status"] = writeTaskStatus(m.status, r);
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
+  if (r) {
+    if (j["taskId"] === undefined) j["taskId"] = "";
+    if (j["contextId"] === undefined) j["contextId"] = "";
+  }
   return j;
 }
 
@@ -554,16 +579,20 @@ function readTaskArtifactUpdateEvent(json: unknown, depth: number): TaskArtifact
   return m;
 }
 
-function writeTaskArtifactUpdateEvent(value: unknown): JsonObject {
+function writeTaskArtifactUpdateEvent(value: unknown, r: boolean): JsonObject {
   const m = messageOf<TaskArtifactUpdateEvent>(value, "lf.a2a.v1.TaskArtifactUpdateEvent");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.contextId)) !== undefined) j["contextId"] = v;
-  if (m.artifact !== undefined) j["artifact"] = writeArtifact(m.artifact);
+  if (m.artifact !== undefined) j["artifact"] = writeArtifact(m.artifact, r);
   if ((v = boolField(m.append)) !== undefined) j["append"] = v;
   if ((v = boolField(m.lastChunk)) !== undefined) j["lastChunk"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
+  if (r) {
+    if (j["taskId"] === undefined) j["taskId"] = "";
+    if (j["contextId"] === undefined) j["contextId"] = "";
+  }
   return j;
 }
 
@@ -592,13 +621,16 @@ function readGetTaskRequest(json: unknown, depth: number): GetTaskRequest {
   return m;
 }
 
-function writeGetTaskRequest(value: unknown): JsonObject {
+function writeGetTaskRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<GetTaskRequest>(value, "lf.a2a.v1.GetTaskRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if (m.historyLength !== undefined) j["historyLength"] = writeInt(m.historyLength);
+  if (r) {
+    if (j["id"] === undefined) j["id"] = "";
+  }
   return j;
 }
 
@@ -647,7 +679,7 @@ function readListTasksRequest(json: unknown, depth: number): ListTasksRequest {
   return m;
 }
 
-function writeListTasksRequest(value: unknown): JsonObject {
+function writeListTasksRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<ListTasksRequest>(value, "lf.a2a.v1.ListTasksRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -692,14 +724,20 @@ function readListTasksResponse(json: unknown, depth: number): ListTasksResponse 
   return m;
 }
 
-function writeListTasksResponse(value: unknown): JsonObject {
+function writeListTasksResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ListTasksResponse>(value, "lf.a2a.v1.ListTasksResponse");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.tasks, writeTask)) !== undefined) j["tasks"] = v;
+  if ((v = writeList(m.tasks, writeTask, r)) !== undefined) j["tasks"] = v;
   if ((v = stringField(m.nextPageToken)) !== undefined) j["nextPageToken"] = v;
   if ((v = intField(m.pageSize)) !== undefined) j["pageSize"] = v;
   if ((v = intField(m.totalSize)) !== undefined) j["totalSize"] = v;
+  if (r) {
+    if (j["tasks"] === undefined) j["tasks"] = [];
+    if (j["nextPageToken"] === undefined) j["nextPageToken"] = "";
+    if (j["pageSize"] === undefined) j["pageSize"] = 0;
+    if (j["totalSize"] === undefined) j["totalSize"] = 0;
+  }
   return j;
 }
 
@@ -726,13 +764,16 @@ function readCancelTaskRequest(json: unknown, depth: number): CancelTaskRequest 
   return m;
 }
 
-function writeCancelTaskRequest(value: unknown): JsonObject {
+function writeCancelTaskRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<CancelTaskRequest>(value, "lf.a2a.v1.CancelTaskRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if (m.metadata !== undefined) j["metadata"] = writeStruct(m.metadata);
+  if (r) {
+    if (j["id"] === undefined) j["id"] = "";
+  }
   return j;
 }
 
@@ -756,12 +797,15 @@ function readSubscribeToTaskRequest(json: unknown, depth: number): SubscribeToTa
   return m;
 }
 
-function writeSubscribeToTaskRequest(value: unknown): JsonObject {
+function writeSubscribeToTaskRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SubscribeToTaskRequest>(value, "lf.a2a.v1.SubscribeToTaskRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
+  if (r) {
+    if (j["id"] === undefined) j["id"] = "";
+  }
   return j;
 }
 
@@ -790,13 +834,17 @@ function readGetTaskPushNotificationConfigRequest(json: unknown, depth: number):
   return m;
 }
 
-function writeGetTaskPushNotificationConfigRequest(value: unknown): JsonObject {
+function writeGetTaskPushNotificationConfigRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<GetTaskPushNotificationConfigRequest>(value, "lf.a2a.v1.GetTaskPushNotificationConfigRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
+  if (r) {
+    if (j["taskId"] === undefined) j["taskId"] = "";
+    if (j["id"] === undefined) j["id"] = "";
+  }
   return j;
 }
 
@@ -830,7 +878,7 @@ function readListTaskPushNotificationConfigsRequest(json: unknown, depth: number
   return m;
 }
 
-function writeListTaskPushNotificationConfigsRequest(value: unknown): JsonObject {
+function writeListTaskPushNotificationConfigsRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ListTaskPushNotificationConfigsRequest>(value, "lf.a2a.v1.ListTaskPushNotificationConfigsRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -838,6 +886,9 @@ function writeListTaskPushNotificationConfigsRequest(value: unknown): JsonObject
   if ((v = intField(m.pageSize)) !== undefined) j["pageSize"] = v;
   if ((v = stringField(m.pageToken)) !== undefined) j["pageToken"] = v;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
+  if (r) {
+    if (j["taskId"] === undefined) j["taskId"] = "";
+  }
   return j;
 }
 
@@ -863,11 +914,11 @@ function readListTaskPushNotificationConfigsResponse(json: unknown, depth: numbe
   return m;
 }
 
-function writeListTaskPushNotificationConfigsResponse(value: unknown): JsonObject {
+function writeListTaskPushNotificationConfigsResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ListTaskPushNotificationConfigsResponse>(value, "lf.a2a.v1.ListTaskPushNotificationConfigsResponse");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.configs, writeTaskPushNotificationConfig)) !== undefined) j["configs"] = v;
+  if ((v = writeList(m.configs, writeTaskPushNotificationConfig, r)) !== undefined) j["configs"] = v;
   if ((v = stringField(m.nextPageToken)) !== undefined) j["nextPageToken"] = v;
   return j;
 }
@@ -889,7 +940,7 @@ function readGetExtendedAgentCardRequest(json: unknown, depth: number): GetExten
   return m;
 }
 
-function writeGetExtendedAgentCardRequest(value: unknown): JsonObject {
+function writeGetExtendedAgentCardRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<GetExtendedAgentCardRequest>(value, "lf.a2a.v1.GetExtendedAgentCardRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -961,24 +1012,33 @@ function readAgentCard(json: unknown, depth: number): AgentCard {
   return m;
 }
 
-function writeAgentCard(value: unknown): JsonObject {
+function writeAgentCard(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentCard>(value, "lf.a2a.v1.AgentCard");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if ((v = writeList(m.supportedInterfaces, writeAgentInterface)) !== undefined) j["supportedInterfaces"] = v;
-  if (m.provider !== undefined) j["provider"] = writeAgentProvider(m.provider);
+  if ((v = writeList(m.supportedInterfaces, writeAgentInterface, r)) !== undefined) j["supportedInterfaces"] = v;
+  if (m.provider !== undefined) j["provider"] = writeAgentProvider(m.provider, r);
   if ((v = stringField(m.version)) !== undefined) j["version"] = v;
   if (m.documentationUrl !== undefined) j["documentationUrl"] = writeString(m.documentationUrl);
-  if (m.capabilities !== undefined) j["capabilities"] = writeAgentCapabilities(m.capabilities);
-  if ((v = writeMap(m.securitySchemes, writeSecurityScheme)) !== undefined) j["securitySchemes"] = v;
-  if ((v = writeList(m.securityRequirements, writeSecurityRequirement)) !== undefined) j["securityRequirements"] = v;
-  if ((v = writeList(m.defaultInputModes, writeString)) !== undefined) j["defaultInputModes"] = v;
-  if ((v = writeList(m.defaultOutputModes, writeString)) !== undefined) j["defaultOutputModes"] = v;
-  if ((v = writeList(m.skills, writeAgentSkill)) !== undefined) j["skills"] = v;
-  if ((v = writeList(m.signatures, writeAgentCardSignature)) !== undefined) j["signatures"] = v;
+  if (m.capabilities !== undefined) j["capabilities"] = writeAgentCapabilities(m.capabilities, r);
+  if ((v = writeMap(m.securitySchemes, writeSecurityScheme, r)) !== undefined) j["securitySchemes"] = v;
+  if ((v = writeList(m.securityRequirements, writeSecurityRequirement, r)) !== undefined) j["securityRequirements"] = v;
+  if ((v = writeList(m.defaultInputModes, writeString, r)) !== undefined) j["defaultInputModes"] = v;
+  if ((v = writeList(m.defaultOutputModes, writeString, r)) !== undefined) j["defaultOutputModes"] = v;
+  if ((v = writeList(m.skills, writeAgentSkill, r)) !== undefined) j["skills"] = v;
+  if ((v = writeList(m.signatures, writeAgentCardSignature, r)) !== undefined) j["signatures"] = v;
   if (m.iconUrl !== undefined) j["iconUrl"] = writeString(m.iconUrl);
+  if (r) {
+    if (j["name"] === undefined) j["name"] = "";
+    if (j["description"] === undefined) j["description"] = "";
+    if (j["supportedInterfaces"] === undefined) j["supportedInterfaces"] = [];
+    if (j["version"] === undefined) j["version"] = "";
+    if (j["defaultInputModes"] === undefined) j["defaultInputModes"] = [];
+    if (j["defaultOutputModes"] === undefined) j["defaultOutputModes"] = [];
+    if (j["skills"] === undefined) j["skills"] = [];
+  }
   return j;
 }
 
@@ -1011,7 +1071,7 @@ function readAgentInterface(json: unknown, depth: number): AgentInterface {
   return m;
 }
 
-function writeAgentInterface(value: unknown): JsonObject {
+function writeAgentInterface(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentInterface>(value, "lf.a2a.v1.AgentInterface");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1019,6 +1079,11 @@ function writeAgentInterface(value: unknown): JsonObject {
   if ((v = stringField(m.protocolBinding)) !== undefined) j["protocolBinding"] = v;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
   if ((v = stringField(m.protocolVersion)) !== undefined) j["protocolVersion"] = v;
+  if (r) {
+    if (j["url"] === undefined) j["url"] = "";
+    if (j["protocolBinding"] === undefined) j["protocolBinding"] = "";
+    if (j["protocolVersion"] === undefined) j["protocolVersion"] = "";
+  }
   return j;
 }
 
@@ -1042,12 +1107,16 @@ function readAgentProvider(json: unknown, depth: number): AgentProvider {
   return m;
 }
 
-function writeAgentProvider(value: unknown): JsonObject {
+function writeAgentProvider(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentProvider>(value, "lf.a2a.v1.AgentProvider");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.url)) !== undefined) j["url"] = v;
   if ((v = stringField(m.organization)) !== undefined) j["organization"] = v;
+  if (r) {
+    if (j["url"] === undefined) j["url"] = "";
+    if (j["organization"] === undefined) j["organization"] = "";
+  }
   return j;
 }
 
@@ -1080,13 +1149,13 @@ function readAgentCapabilities(json: unknown, depth: number): AgentCapabilities 
   return m;
 }
 
-function writeAgentCapabilities(value: unknown): JsonObject {
+function writeAgentCapabilities(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentCapabilities>(value, "lf.a2a.v1.AgentCapabilities");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if (m.streaming !== undefined) j["streaming"] = writeBool(m.streaming);
   if (m.pushNotifications !== undefined) j["pushNotifications"] = writeBool(m.pushNotifications);
-  if ((v = writeList(m.extensions, writeAgentExtension)) !== undefined) j["extensions"] = v;
+  if ((v = writeList(m.extensions, writeAgentExtension, r)) !== undefined) j["extensions"] = v;
   if (m.extendedAgentCard !== undefined) j["extendedAgentCard"] = writeBool(m.extendedAgentCard);
   return j;
 }
@@ -1117,7 +1186,7 @@ function readAgentExtension(json: unknown, depth: number): AgentExtension {
   return m;
 }
 
-function writeAgentExtension(value: unknown): JsonObject {
+function writeAgentExtension(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<AgentExtension>(value, "lf.a2a.v1.AgentExtension");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1168,15 +1237,15 @@ function readSecurityScheme(json: unknown, depth: number): SecurityScheme {
   return m;
 }
 
-function writeSecurityScheme(value: unknown): JsonObject {
+function writeSecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SecurityScheme>(value, "lf.a2a.v1.SecurityScheme");
   checkOneof(m.scheme);
   const j: JsonObject = {};
-  if (m.scheme.case === "apiKeySecurityScheme") j["apiKeySecurityScheme"] = writeAPIKeySecurityScheme(m.scheme.value);
-  if (m.scheme.case === "httpAuthSecurityScheme") j["httpAuthSecurityScheme"] = writeHTTPAuthSecurityScheme(m.scheme.value);
-  if (m.scheme.case === "oauth2SecurityScheme") j["oauth2SecurityScheme"] = writeOAuth2SecurityScheme(m.scheme.value);
-  if (m.scheme.case === "openIdConnectSecurityScheme") j["openIdConnectSecurityScheme"] = writeOpenIdConnectSecurityScheme(m.scheme.value);
-  if (m.scheme.case === "mtlsSecurityScheme") j["mtlsSecurityScheme"] = writeMutualTlsSecurityScheme(m.scheme.value);
+  if (m.scheme.case === "apiKeySecurityScheme") j["apiKeySecurityScheme"] = writeAPIKeySecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "httpAuthSecurityScheme") j["httpAuthSecurityScheme"] = writeHTTPAuthSecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "oauth2SecurityScheme") j["oauth2SecurityScheme"] = writeOAuth2SecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "openIdConnectSecurityScheme") j["openIdConnectSecurityScheme"] = writeOpenIdConnectSecurityScheme(m.scheme.value, r);
+  if (m.scheme.case === "mtlsSecurityScheme") j["mtlsSecurityScheme"] = writeMutualTlsSecurityScheme(m.scheme.value, r);
   return j;
 }
 
@@ -1203,13 +1272,17 @@ function readAPIKeySecurityScheme(json: unknown, depth: number): APIKeySecurityS
   return m;
 }
 
-function writeAPIKeySecurityScheme(value: unknown): JsonObject {
+function writeAPIKeySecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<APIKeySecurityScheme>(value, "lf.a2a.v1.APIKeySecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
   if ((v = stringField(m.location)) !== undefined) j["location"] = v;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
+  if (r) {
+    if (j["location"] === undefined) j["location"] = "";
+    if (j["name"] === undefined) j["name"] = "";
+  }
   return j;
 }
 
@@ -1238,13 +1311,16 @@ function readHTTPAuthSecurityScheme(json: unknown, depth: number): HTTPAuthSecur
   return m;
 }
 
-function writeHTTPAuthSecurityScheme(value: unknown): JsonObject {
+function writeHTTPAuthSecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<HTTPAuthSecurityScheme>(value, "lf.a2a.v1.HTTPAuthSecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
   if ((v = stringField(m.scheme)) !== undefined) j["scheme"] = v;
   if ((v = stringField(m.bearerFormat)) !== undefined) j["bearerFormat"] = v;
+  if (r) {
+    if (j["scheme"] === undefined) j["scheme"] = "";
+  }
   return j;
 }
 
@@ -1273,12 +1349,12 @@ function readOAuth2SecurityScheme(json: unknown, depth: number): OAuth2SecurityS
   return m;
 }
 
-function writeOAuth2SecurityScheme(value: unknown): JsonObject {
+function writeOAuth2SecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<OAuth2SecurityScheme>(value, "lf.a2a.v1.OAuth2SecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if (m.flows !== undefined) j["flows"] = writeOAuthFlows(m.flows);
+  if (m.flows !== undefined) j["flows"] = writeOAuthFlows(m.flows, r);
   if ((v = stringField(m.oauth2MetadataUrl)) !== undefined) j["oauth2MetadataUrl"] = v;
   return j;
 }
@@ -1321,15 +1397,15 @@ function readOAuthFlows(json: unknown, depth: number): OAuthFlows {
   return m;
 }
 
-function writeOAuthFlows(value: unknown): JsonObject {
+function writeOAuthFlows(value: unknown, r: boolean): JsonObject {
   const m = messageOf<OAuthFlows>(value, "lf.a2a.v1.OAuthFlows");
   checkOneof(m.flow);
   const j: JsonObject = {};
-  if (m.flow.case === "authorizationCode") j["authorizationCode"] = writeAuthorizationCodeOAuthFlow(m.flow.value);
-  if (m.flow.case === "clientCredentials") j["clientCredentials"] = writeClientCredentialsOAuthFlow(m.flow.value);
-  if (m.flow.case === "implicit") j["implicit"] = writeImplicitOAuthFlow(m.flow.value);
-  if (m.flow.case === "password") j["password"] = writePasswordOAuthFlow(m.flow.value);
-  if (m.flow.case === "deviceCode") j["deviceCode"] = writeDeviceCodeOAuthFlow(m.flow.value);
+  if (m.flow.case === "authorizationCode") j["authorizationCode"] = writeAuthorizationCodeOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "clientCredentials") j["clientCredentials"] = writeClientCredentialsOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "implicit") j["implicit"] = writeImplicitOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "password") j["password"] = writePasswordOAuthFlow(m.flow.value, r);
+  if (m.flow.case === "deviceCode") j["deviceCode"] = writeDeviceCodeOAuthFlow(m.flow.value, r);
   return j;
 }
 
@@ -1367,15 +1443,20 @@ function readAuthorizationCodeOAuthFlow(json: unknown, depth: number): Authoriza
   return m;
 }
 
-function writeAuthorizationCodeOAuthFlow(value: unknown): JsonObject {
+function writeAuthorizationCodeOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AuthorizationCodeOAuthFlow>(value, "lf.a2a.v1.AuthorizationCodeOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.authorizationUrl)) !== undefined) j["authorizationUrl"] = v;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   if ((v = boolField(m.pkceRequired)) !== undefined) j["pkceRequired"] = v;
+  if (r) {
+    if (j["authorizationUrl"] === undefined) j["authorizationUrl"] = "";
+    if (j["tokenUrl"] === undefined) j["tokenUrl"] = "";
+    if (j["scopes"] === undefined) j["scopes"] = {};
+  }
   return j;
 }
 
@@ -1405,13 +1486,17 @@ function readClientCredentialsOAuthFlow(json: unknown, depth: number): ClientCre
   return m;
 }
 
-function writeClientCredentialsOAuthFlow(value: unknown): JsonObject {
+function writeClientCredentialsOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ClientCredentialsOAuthFlow>(value, "lf.a2a.v1.ClientCredentialsOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
+  if (r) {
+    if (j["tokenUrl"] === undefined) j["tokenUrl"] = "";
+    if (j["scopes"] === undefined) j["scopes"] = {};
+  }
   return j;
 }
 
@@ -1441,13 +1526,13 @@ function readImplicitOAuthFlow(json: unknown, depth: number): ImplicitOAuthFlow 
   return m;
 }
 
-function writeImplicitOAuthFlow(value: unknown): JsonObject {
+function writeImplicitOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ImplicitOAuthFlow>(value, "lf.a2a.v1.ImplicitOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.authorizationUrl)) !== undefined) j["authorizationUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   return j;
 }
 
@@ -1477,13 +1562,13 @@ function readPasswordOAuthFlow(json: unknown, depth: number): PasswordOAuthFlow 
   return m;
 }
 
-function writePasswordOAuthFlow(value: unknown): JsonObject {
+function writePasswordOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<PasswordOAuthFlow>(value, "lf.a2a.v1.PasswordOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
   return j;
 }
 
@@ -1517,14 +1602,19 @@ function readDeviceCodeOAuthFlow(json: unknown, depth: number): DeviceCodeOAuthF
   return m;
 }
 
-function writeDeviceCodeOAuthFlow(value: unknown): JsonObject {
+function writeDeviceCodeOAuthFlow(value: unknown, r: boolean): JsonObject {
   const m = messageOf<DeviceCodeOAuthFlow>(value, "lf.a2a.v1.DeviceCodeOAuthFlow");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.deviceAuthorizationUrl)) !== undefined) j["deviceAuthorizationUrl"] = v;
   if ((v = stringField(m.tokenUrl)) !== undefined) j["tokenUrl"] = v;
   if ((v = stringField(m.refreshUrl)) !== undefined) j["refreshUrl"] = v;
-  if ((v = writeMap(m.scopes, writeString)) !== undefined) j["scopes"] = v;
+  if ((v = writeMap(m.scopes, writeString, r)) !== undefined) j["scopes"] = v;
+  if (r) {
+    if (j["deviceAuthorizationUrl"] === undefined) j["deviceAuthorizationUrl"] = "";
+    if (j["tokenUrl"] === undefined) j["tokenUrl"] = "";
+    if (j["scopes"] === undefined) j["scopes"] = {};
+  }
   return j;
 }
 
@@ -1550,12 +1640,15 @@ function readOpenIdConnectSecurityScheme(json: unknown, depth: number): OpenIdCo
   return m;
 }
 
-function writeOpenIdConnectSecurityScheme(value: unknown): JsonObject {
+function writeOpenIdConnectSecurityScheme(value: unknown, r: boolean): JsonObject {
   const m = messageOf<OpenIdConnectSecurityScheme>(value, "lf.a2a.v1.OpenIdConnectSecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
   if ((v = stringField(m.openIdConnectUrl)) !== undefined) j["openIdConnectUrl"] = v;
+  if (r) {
+    if (j["openIdConnectUrl"] === undefined) j["openIdConnectUrl"] = "";
+  }
   return j;
 }
 
@@ -1576,7 +1669,7 @@ function readMutualTlsSecurityScheme(json: unknown, depth: number): MutualTlsSec
   return m;
 }
 
-function writeMutualTlsSecurityScheme(value: unknown): JsonObject {
+function writeMutualTlsSecurityScheme(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<MutualTlsSecurityScheme>(value, "lf.a2a.v1.MutualTlsSecurityScheme");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -1601,11 +1694,11 @@ function readSecurityRequirement(json: unknown, depth: number): SecurityRequirem
   return m;
 }
 
-function writeSecurityRequirement(value: unknown): JsonObject {
+function writeSecurityRequirement(value: unknown, r: boolean): JsonObject {
   const m = messageOf<SecurityRequirement>(value, "lf.a2a.v1.SecurityRequirement");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeMap(m.schemes, writeStringList)) !== undefined) j["schemes"] = v;
+  if ((v = writeMap(m.schemes, writeStringList, r)) !== undefined) j["schemes"] = v;
   return j;
 }
 
@@ -1626,11 +1719,11 @@ function readStringList(json: unknown, depth: number): StringList {
   return m;
 }
 
-function writeStringList(value: unknown): JsonObject {
+function writeStringList(value: unknown, r: boolean): JsonObject {
   const m = messageOf<StringList>(value, "lf.a2a.v1.StringList");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.list, writeString)) !== undefined) j["list"] = v;
+  if ((v = writeList(m.list, writeString, r)) !== undefined) j["list"] = v;
   return j;
 }
 
@@ -1676,18 +1769,24 @@ function readAgentSkill(json: unknown, depth: number): AgentSkill {
   return m;
 }
 
-function writeAgentSkill(value: unknown): JsonObject {
+function writeAgentSkill(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentSkill>(value, "lf.a2a.v1.AgentSkill");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.description)) !== undefined) j["description"] = v;
-  if ((v = writeList(m.tags, writeString)) !== undefined) j["tags"] = v;
-  if ((v = writeList(m.examples, writeString)) !== undefined) j["examples"] = v;
-  if ((v = writeList(m.inputModes, writeString)) !== undefined) j["inputModes"] = v;
-  if ((v = writeList(m.outputModes, writeString)) !== undefined) j["outputModes"] = v;
-  if ((v = writeList(m.securityRequirements, writeSecurityRequirement)) !== undefined) j["securityRequirements"] = v;
+  if ((v = writeList(m.tags, writeString, r)) !== undefined) j["tags"] = v;
+  if ((v = writeList(m.examples, writeString, r)) !== undefined) j["examples"] = v;
+  if ((v = writeList(m.inputModes, writeString, r)) !== undefined) j["inputModes"] = v;
+  if ((v = writeList(m.outputModes, writeString, r)) !== undefined) j["outputModes"] = v;
+  if ((v = writeList(m.securityRequirements, writeSecurityRequirement, r)) !== undefined) j["securityRequirements"] = v;
+  if (r) {
+    if (j["id"] === undefined) j["id"] = "";
+    if (j["name"] === undefined) j["name"] = "";
+    if (j["description"] === undefined) j["description"] = "";
+    if (j["tags"] === undefined) j["tags"] = [];
+  }
   return j;
 }
 
@@ -1714,13 +1813,17 @@ function readAgentCardSignature(json: unknown, depth: number): AgentCardSignatur
   return m;
 }
 
-function writeAgentCardSignature(value: unknown): JsonObject {
+function writeAgentCardSignature(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AgentCardSignature>(value, "lf.a2a.v1.AgentCardSignature");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.protected)) !== undefined) j["protected"] = v;
   if ((v = stringField(m.signature)) !== undefined) j["signature"] = v;
   if (m.header !== undefined) j["header"] = writeStruct(m.header);
+  if (r) {
+    if (j["protected"] === undefined) j["protected"] = "";
+    if (j["signature"] === undefined) j["signature"] = "";
+  }
   return j;
 }
 
@@ -1749,13 +1852,17 @@ function readDeleteTaskPushNotificationConfigRequest(json: unknown, depth: numbe
   return m;
 }
 
-function writeDeleteTaskPushNotificationConfigRequest(value: unknown): JsonObject {
+function writeDeleteTaskPushNotificationConfigRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<DeleteTaskPushNotificationConfigRequest>(value, "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.tenant)) !== undefined) j["tenant"] = v;
   if ((v = stringField(m.taskId)) !== undefined) j["taskId"] = v;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
+  if (r) {
+    if (j["taskId"] === undefined) j["taskId"] = "";
+    if (j["id"] === undefined) j["id"] = "";
+  }
   return j;
 }
 
@@ -1767,7 +1874,7 @@ function readEmpty(json: unknown, depth: number): Empty {
   return { $typeName: "google.protobuf.Empty" };
 }
 
-function writeEmpty(value: unknown): JsonObject {
+function writeEmpty(value: unknown, _r: boolean): JsonObject {
   messageOf<Empty>(value, "google.protobuf.Empty");
   return {};
 }

@@ -3,6 +3,7 @@ import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
+import { fieldBehaviorReader, type FieldBehaviors } from "./field-behavior.js";
 import { fileNames } from "./file-cache.js";
 import { createDescImports, type DescImports } from "./imports.js";
 
@@ -12,6 +13,9 @@ const IMPLICIT = 2;
 
 /** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own; wrappers too are special). */
 const special = new Set(["google.protobuf.Any", "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.ListValue"]);
+
+/** Well-known types: none has a REQUIRED field. */
+const isGoogleProtobuf = (m: DescMessage) => m.typeName.startsWith("google.protobuf.");
 
 /** A wrapper in a singular field outside a oneof, which protobuf-es holds unboxed: its JSON rules are protobuf-es's. */
 const unboxedWrapper = (field: DescField & { fieldKind: "message" }) => isWrapperDesc(field.message) && !field.oneof;
@@ -66,7 +70,7 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
   const f = schema.generateFile(file.name + "_http_json.ts");
   f.preamble(file);
   const kit = schema.options.runtimeImport + "/json";
-  const p = new Printer(f, kit, createDescImports(f));
+  const p = new Printer(f, kit, createDescImports(f), fieldBehaviorReader(schema.allFiles));
   const MessageJsonCodec = f.import("MessageJsonCodec", kit, true);
   for (const m of messages) {
     const name = p.name(m);
@@ -100,6 +104,7 @@ class Printer {
     private readonly f: GeneratedFile,
     private readonly kitModule: string,
     readonly imports: DescImports,
+    private readonly behaviors: (field: DescField) => FieldBehaviors,
   ) {}
 
   /**
@@ -212,11 +217,21 @@ class Printer {
     this.line();
   }
 
+  /**
+   * `write<Name>(value, r)`: the message's ProtoJSON; with `r`, REQUIRED
+   * fields at their defaults too, appended after the others in declaration
+   * order, as the runtime's fillRequiredDefaults appends them to toJson's.
+   */
   writer(m: DescMessage): void {
     const Shape = this.imports.shape(m);
     const name = this.name(m);
     const JsonObject = this.type("JsonObject");
-    this.line("function write", name, "(value: unknown): ", JsonObject, " {");
+    const defaults = m.fields.flatMap((x) => {
+      const d = this.requiredDefault(x);
+      return d === undefined ? [] : [[str(x.jsonName), d] as const];
+    });
+    const r = defaults.length > 0 || m.fields.some((x) => this.passesRequired(x)) ? "r" : "_r";
+    this.line("function write", name, "(value: unknown, ", r, ": boolean): ", JsonObject, " {");
     if (m.fields.length === 0) {
       this.line("  ", this.kit("messageOf"), "<", Shape, ">(value, ", str(m.typeName), ");");
       this.line("  return {};");
@@ -241,10 +256,10 @@ class Printer {
       const value = "m." + field.localName;
       switch (field.fieldKind) {
         case "list":
-          this.line("  if ((v = ", this.kit("writeList"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
+          this.line("  if ((v = ", this.kit("writeList"), "(", value, ", ", ...this.itemWriter(field), ", r)) !== undefined) j[", key, "] = v;");
           break;
         case "map":
-          this.line("  if ((v = ", this.kit("writeMap"), "(", value, ", ", ...this.itemWriter(field), ")) !== undefined) j[", key, "] = v;");
+          this.line("  if ((v = ", this.kit("writeMap"), "(", value, ", ", ...this.itemWriter(field), ", r)) !== undefined) j[", key, "] = v;");
           break;
         default:
           if (this.implicit(field)) {
@@ -254,9 +269,59 @@ class Printer {
           }
       }
     }
+    if (defaults.length > 0) {
+      this.line("  if (r) {");
+      for (const [key, d] of defaults) this.line("    if (j[", key, "] === undefined) j[", key, "] = ", d, ";");
+      this.line("  }");
+    }
     this.line("  return j;");
     this.line("}");
     this.line();
+  }
+
+  /**
+   * A REQUIRED field's JSON at its default, as fillRequiredDefaults writes it
+   * where ProtoJSON leaves the field out; undefined where nothing is written
+   * (an unset message, explicit presence, a oneof member).
+   */
+  private requiredDefault(field: DescField): string | undefined {
+    if (field.oneof || !this.behaviors(field).required) return undefined;
+    switch (field.fieldKind) {
+      case "list":
+        return "[]";
+      case "map":
+        return "{}";
+      case "enum":
+        if (field.presence !== IMPLICIT) return undefined;
+        return JSON.stringify(field.enum.values.find((v) => v.number === 0)?.name ?? 0);
+      case "scalar":
+        if (field.presence !== IMPLICIT) return undefined;
+        switch (field.scalar) {
+          case ScalarType.STRING:
+          case ScalarType.BYTES:
+            return '""';
+          case ScalarType.BOOL:
+            return "false";
+          case ScalarType.INT64:
+          case ScalarType.UINT64:
+          case ScalarType.SINT64:
+          case ScalarType.FIXED64:
+          case ScalarType.SFIXED64:
+            return '"0"';
+          default:
+            return "0";
+        }
+      default:
+        return undefined;
+    }
+  }
+
+  /** Whether writing the field hands `r` on (to a list or map writer, or a message's). */
+  private passesRequired(field: DescField): boolean {
+    if (field.fieldKind === "list" || field.fieldKind === "map") return true;
+    if (field.fieldKind !== "message" || unboxedWrapper(field)) return false;
+    const h = handlingOf(field.message);
+    return h === "generated" || (h === "via" && !isGoogleProtobuf(field.message));
   }
 
   private implicit(field: DescField): boolean {
@@ -388,10 +453,12 @@ class Printer {
         return field.enum.typeName === "google.protobuf.NullValue"
           ? [this.kit("giveUp"), "()"]
           : [this.name(field.enum), "Json.write(", value, ")"];
-      case "message":
+      case "message": {
         if (unboxedWrapper(field)) return [this.kit("giveUp"), "()"];
-        if (handlingOf(field.message) === "via") return [this.kit("writeVia"), "(", this.imports.schema(field.message), ", ", value, ")"];
-        return [...this.messageWriter(field.message), "(", value, ")"];
+        const h = handlingOf(field.message);
+        if (h === "via") return [...this.viaGuard(field.message), this.kit("writeVia"), "(", this.imports.schema(field.message), ", ", value, ")"];
+        return [...this.messageWriter(field.message), "(", value, h === "generated" ? ", r)" : ")"];
+      }
       default:
         throw new Error(`${field.toString()} is not singular`);
     }
@@ -450,8 +517,17 @@ class Printer {
       case "value":
         return [this.kit("writeValue")];
       case "via":
-        return ["(item: unknown) => ", this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
+        return ["(item: unknown", isGoogleProtobuf(m) ? "" : ", r: boolean", ") => ", ...this.viaGuard(m), this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
     }
+  }
+
+  /**
+   * Before a message that protobuf-es writes outside google.protobuf (one not
+   * in proto3): with `r`, give up, so that protobuf-es and
+   * fillRequiredDefaults write the whole value, REQUIRED fields below it included.
+   */
+  private viaGuard(m: DescMessage): Printable[] {
+    return isGoogleProtobuf(m) ? [] : ["r ? ", this.kit("giveUp"), "() : "];
   }
 
   private scalarWriter(t: ScalarType) {

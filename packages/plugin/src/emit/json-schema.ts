@@ -2,26 +2,14 @@
 // components. Each message and enum becomes one component named by its full
 // proto name; the well-known types that ProtoJSON writes as something other
 // than an object (Timestamp as a string, Value as any JSON...) get that form.
-import {
-  ScalarType,
-  getOption,
-  type DescEnum,
-  type DescExtension,
-  type DescField,
-  type DescFile,
-  type DescMessage,
-} from "@bufbuild/protobuf";
+import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
+import { fieldBehaviorReader, type FieldBehaviors } from "./field-behavior.js";
 import { commentsOf, type Commented } from "./file-cache.js";
 import { withoutInternalComments } from "./jsdoc.js";
 
 /** A JSON Schema (or an OpenAPI object): plain JSON data. */
 export type JsonObject = { [key: string]: JsonValue };
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
-
-/** google.api.FieldBehavior values this module reads. */
-const REQUIRED = 2;
-const OUTPUT_ONLY = 3;
-const INPUT_ONLY = 4;
 
 export const componentRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
@@ -137,16 +125,11 @@ export function wellKnownSchema(typeName: string): JsonObject | undefined {
  */
 export class SchemaSet {
   private readonly schemas = new Map<string, JsonObject>();
-  private readonly fieldBehavior: DescExtension | undefined;
-  /** getOption decodes the option's bytes on every call. */
-  private readonly behaviorCache = new Map<DescField, { required: boolean; outputOnly: boolean; inputOnly: boolean }>();
+  /** What google.api.field_behavior says of a field. */
+  readonly behaviors: (field: DescField) => FieldBehaviors;
 
   constructor(files: readonly DescFile[]) {
-    // Read the option through the request's own copy of google/api/field_behavior.proto:
-    // a proto that does not import it has no field that sets it.
-    this.fieldBehavior = files
-      .find((f) => f.name === "google/api/field_behavior")
-      ?.extensions.find((e) => e.typeName === "google.api.field_behavior");
+    this.behaviors = fieldBehaviorReader(files);
   }
 
   /** `{ $ref }` to the component of a message, adding it (and what it references) first. */
@@ -191,17 +174,6 @@ export class SchemaSet {
       return this.message(field.message);
     }
     return this.field(field);
-  }
-
-  /** What google.api.field_behavior says of a field. */
-  behaviors(field: DescField): { required: boolean; outputOnly: boolean; inputOnly: boolean } {
-    let b = this.behaviorCache.get(field);
-    if (b === undefined) {
-      const list = this.fieldBehavior ? (getOption(field, this.fieldBehavior) as number[]) : [];
-      b = { required: list.includes(REQUIRED), outputOnly: list.includes(OUTPUT_ONLY), inputOnly: list.includes(INPUT_ONLY) };
-      this.behaviorCache.set(field, b);
-    }
-    return b;
   }
 
   /** All components, sorted by name. */

@@ -14,10 +14,9 @@ import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
 import type { MessageJsonCodec } from "../json/index.js";
 import { messageFromJson } from "./json.js";
-import { routeCodecs, type JsonCodec } from "./message-json.js";
+import { routeCodecs, writeMessage, type JsonCodec } from "./message-json.js";
 import { fieldByName, quote } from "./names.js";
 import { fieldConverter, messageConverter, ValueError, type Converter, type FieldValue } from "./values.js";
-import { fillRequiredDefaults } from "./required.js";
 
 export { parseJsonBody } from "./json.js";
 export { checkRequired } from "./required.js";
@@ -373,13 +372,8 @@ function responseField(route: RouteBinding): DescField | null {
 export function encodeResponse(route: RouteBinding, message: Message, options?: EncodeOptions): unknown {
   const schema = route.output;
   const f = responseField(route);
+  if (f === null) return writeMessage(schema, routeCodecs(route, options)?.output, message, options?.emitRequired === true, options?.registry);
   const opts = options?.registry ? { registry: options.registry } : undefined;
-  if (f === null) {
-    const written = routeCodecs(route, options)?.output?.write(message);
-    const json = written !== undefined ? written : toJson(schema, message, opts);
-    if (options?.emitRequired) fillRequiredDefaults(schema, message, json);
-    return json;
-  }
   // Copy the one field into an empty message and convert that, so only that
   // field is converted.
   const src = reflect(schema, message, false);

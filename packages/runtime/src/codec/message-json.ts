@@ -4,6 +4,7 @@
 import { fromJson, toJson, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import type { MessageJsonCodec } from "../json/index.js";
 import type { RouteBinding } from "../route-binding.js";
+import { fillRequiredDefaults } from "./required.js";
 
 /**
  * How message JSON is read and written: `generated` (the default) uses the
@@ -29,8 +30,20 @@ export function readLenient(desc: DescMessage, codec: MessageJsonCodec | undefin
   return codec?.read(json) ?? fromJson(desc, json, LENIENT);
 }
 
-/** `toJson(desc, message)`. */
-export function writeMessage(desc: DescMessage, codec: MessageJsonCodec | undefined, message: Message): JsonValue {
-  const json = codec?.write(message);
-  return json !== undefined ? json : toJson(desc, message);
+/**
+ * `toJson(desc, message)`; with `emitRequired`, REQUIRED fields at their
+ * defaults too (the codec writes them itself, see MessageJsonCodec.write).
+ */
+export function writeMessage(
+  desc: DescMessage,
+  codec: MessageJsonCodec | undefined,
+  message: Message,
+  emitRequired = false,
+  registry?: Registry,
+): JsonValue {
+  const written = codec?.write(message, emitRequired);
+  if (written !== undefined) return written;
+  const json = toJson(desc, message, registry ? { registry } : undefined);
+  if (emitRequired) fillRequiredDefaults(desc, message, json);
+  return json;
 }

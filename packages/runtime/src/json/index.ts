@@ -28,9 +28,12 @@ export interface MessageJsonCodec<Desc extends DescMessage = DescMessage> {
   readonly read: (json: unknown) => MessageShape<Desc> | undefined;
   /**
    * `toJson(desc, message)` of a message of this type, or `undefined` where
-   * that is left to protobuf-es.
+   * that is left to protobuf-es. With `required`, fields marked
+   * `(google.api.field_behavior) = REQUIRED` that hold their default are
+   * written too (`""`, `0`, `false`, `[]`, `{}`, the enum's zero name), here
+   * and in every message below, as the A2A profile wants them on the wire.
    */
-  write(message: MessageShape<Desc>): JsonValue | undefined;
+  write(message: MessageShape<Desc>, required?: boolean): JsonValue | undefined;
 }
 
 export { giveUp };
@@ -43,7 +46,7 @@ const READ = { ignoreUnknownFields: true } as const;
 export function messageJson<Desc extends DescMessage>(
   typeName: Desc["typeName"],
   read: (json: unknown, depth: number) => MessageShape<Desc>,
-  write: (message: unknown) => JsonObject,
+  write: (message: unknown, required: boolean) => JsonObject,
 ): MessageJsonCodec<Desc> {
   return {
     typeName,
@@ -55,9 +58,9 @@ export function messageJson<Desc extends DescMessage>(
         return undefined;
       }
     },
-    write(message) {
+    write(message, required = false) {
       try {
-        return write(message);
+        return write(message, required);
       } catch (e) {
         if (e !== GIVE_UP) throw e;
         return undefined;
@@ -211,13 +214,16 @@ export function readList<T>(v: unknown, depth: number, read: (item: unknown, dep
   return out;
 }
 
-/** A list field's JSON, or undefined when the list is empty (ProtoJSON leaves it out). */
-export function writeList(v: unknown, write: (item: unknown) => JsonValue): JsonValue[] | undefined {
+/**
+ * A list field's JSON, or undefined when the list is empty (ProtoJSON leaves
+ * it out). `required` goes on to the elements' writer (see MessageJsonCodec).
+ */
+export function writeList(v: unknown, write: (item: unknown, required: boolean) => JsonValue, required: boolean): JsonValue[] | undefined {
   if (!Array.isArray(v)) giveUp();
   const list = v as unknown[];
   if (list.length === 0) return undefined;
   const out: JsonValue[] = new Array<JsonValue>(list.length);
-  for (let i = 0; i < list.length; i++) out[i] = write(list[i]);
+  for (let i = 0; i < list.length; i++) out[i] = write(list[i], required);
   return out;
 }
 
@@ -232,12 +238,12 @@ export function readMap<T>(v: unknown, depth: number, read: (item: unknown, dept
 }
 
 /** A map field's JSON, or undefined when the map is empty. */
-export function writeMap(v: unknown, write: (item: unknown) => JsonValue): JsonObject | undefined {
+export function writeMap(v: unknown, write: (item: unknown, required: boolean) => JsonValue, required: boolean): JsonObject | undefined {
   if (v === null || typeof v !== "object") giveUp();
   let out: JsonObject | undefined;
   for (const k of Object.keys(v as Obj)) {
     if (k === "__proto__") giveUp();
-    (out ??= {})[k] = write((v as Obj)[k]);
+    (out ??= {})[k] = write((v as Obj)[k], required);
   }
   return out;
 }

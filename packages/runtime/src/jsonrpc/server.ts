@@ -11,7 +11,7 @@ import {
   isA2AVersionSupported,
   parseA2AExtensions,
 } from "../a2a.js";
-import { checkRequired, fillRequiredDefaults } from "../codec/required.js";
+import { checkRequired } from "../codec/required.js";
 import { findForbiddenKey, jsonError } from "../codec/json.js";
 import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
 import type { MessageJsonCodec } from "../json/index.js";
@@ -366,9 +366,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
   function encode(method: JsonRpcMethod, value: unknown): unknown {
     const msg = create(method.output, value as never);
-    const json = writeMessage(method.output, method.json?.output, msg);
-    if (a2a) fillRequiredDefaults(method.output, msg, json);
-    return json;
+    return writeMessage(method.output, method.json?.output, msg, a2a);
   }
 
   async function startStream(method: JsonRpcMethod, fn: AnyHandler, message: Message, ctx: ServerContext, id: Id): Promise<Outcome> {

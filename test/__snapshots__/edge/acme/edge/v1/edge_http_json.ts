@@ -16,7 +16,7 @@ function readEmpty(json: unknown, depth: number): Empty {
   return { $typeName: "google.protobuf.Empty" };
 }
 
-function writeEmpty(value: unknown): JsonObject {
+function writeEmpty(value: unknown, _r: boolean): JsonObject {
   messageOf<Empty>(value, "google.protobuf.Empty");
   return {};
 }
@@ -41,12 +41,12 @@ function readEcho(json: unknown, depth: number): Echo {
   return m;
 }
 
-function writeEcho(value: unknown): JsonObject {
+function writeEcho(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Echo>(value, "acme.edge.v1.Echo");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.text)) !== undefined) j["text"] = v;
-  if ((v = writeMap(m.fields, writeString)) !== undefined) j["fields"] = v;
+  if ((v = writeMap(m.fields, writeString, r)) !== undefined) j["fields"] = v;
   return j;
 }
 
@@ -70,7 +70,7 @@ function readObjectRequest(json: unknown, depth: number): ObjectRequest {
   return m;
 }
 
-function writeObjectRequest(value: unknown): JsonObject {
+function writeObjectRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<ObjectRequest>(value, "acme.edge.v1.ObjectRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -99,10 +99,10 @@ function readLookupRequest(json: unknown, depth: number): LookupRequest {
   return m;
 }
 
-function writeLookupRequest(value: unknown): JsonObject {
+function writeLookupRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<LookupRequest>(value, "acme.edge.v1.LookupRequest");
   const j: JsonObject = {};
-  if (m.key !== undefined) j["key"] = writeKey(m.key);
+  if (m.key !== undefined) j["key"] = writeKey(m.key, r);
   if (m.verbose !== undefined) j["verbose"] = writeBool(m.verbose);
   return j;
 }
@@ -130,7 +130,7 @@ function readKey(json: unknown, depth: number): Key {
   return m;
 }
 
-function writeKey(value: unknown): JsonObject {
+function writeKey(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<Key>(value, "acme.edge.v1.Key");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -160,12 +160,12 @@ function readAnythingRequest(json: unknown, depth: number): AnythingRequest {
   return m;
 }
 
-function writeAnythingRequest(value: unknown): JsonObject {
+function writeAnythingRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<AnythingRequest>(value, "acme.edge.v1.AnythingRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.id)) !== undefined) j["id"] = v;
-  if ((v = writeList(m.tags, writeString)) !== undefined) j["tags"] = v;
+  if ((v = writeList(m.tags, writeString, r)) !== undefined) j["tags"] = v;
   return j;
 }
 

@@ -31,12 +31,15 @@ function readGetBookRequest(json: unknown, depth: number): GetBookRequest {
   return m;
 }
 
-function writeGetBookRequest(value: unknown): JsonObject {
+function writeGetBookRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<GetBookRequest>(value, "acme.library.v1.GetBookRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if (m.readMask !== undefined) j["readMask"] = writeVia(FieldMaskSchema, m.readMask);
+  if (r) {
+    if (j["name"] === undefined) j["name"] = "";
+  }
   return j;
 }
 
@@ -75,7 +78,7 @@ function readBook(json: unknown, depth: number): Book {
   return m;
 }
 
-function writeBook(value: unknown): JsonObject {
+function writeBook(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Book>(value, "acme.library.v1.Book");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -85,7 +88,7 @@ function writeBook(value: unknown): JsonObject {
   if ((v = int64Field(m.pages)) !== undefined) j["pages"] = v;
   if ((v = GenreJson.field(m.genre)) !== undefined) j["genre"] = v;
   if (m.published !== undefined) j["published"] = writeTimestamp(m.published);
-  if ((v = writeList(m.tags, writeString)) !== undefined) j["tags"] = v;
+  if ((v = writeList(m.tags, writeString, r)) !== undefined) j["tags"] = v;
   return j;
 }
 
@@ -114,12 +117,12 @@ function readCreateBookRequest(json: unknown, depth: number): CreateBookRequest 
   return m;
 }
 
-function writeCreateBookRequest(value: unknown): JsonObject {
+function writeCreateBookRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<CreateBookRequest>(value, "acme.library.v1.CreateBookRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.parent)) !== undefined) j["parent"] = v;
-  if (m.book !== undefined) j["book"] = writeBook(m.book);
+  if (m.book !== undefined) j["book"] = writeBook(m.book, r);
   if ((v = stringField(m.bookId)) !== undefined) j["bookId"] = v;
   return j;
 }
@@ -146,10 +149,10 @@ function readUpdateBookRequest(json: unknown, depth: number): UpdateBookRequest 
   return m;
 }
 
-function writeUpdateBookRequest(value: unknown): JsonObject {
+function writeUpdateBookRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<UpdateBookRequest>(value, "acme.library.v1.UpdateBookRequest");
   const j: JsonObject = {};
-  if (m.book !== undefined) j["book"] = writeBook(m.book);
+  if (m.book !== undefined) j["book"] = writeBook(m.book, r);
   if (m.updateMask !== undefined) j["updateMask"] = writeVia(FieldMaskSchema, m.updateMask);
   return j;
 }
@@ -174,7 +177,7 @@ function readDeleteBookRequest(json: unknown, depth: number): DeleteBookRequest 
   return m;
 }
 
-function writeDeleteBookRequest(value: unknown): JsonObject {
+function writeDeleteBookRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<DeleteBookRequest>(value, "acme.library.v1.DeleteBookRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -191,7 +194,7 @@ function readEmpty(json: unknown, depth: number): Empty {
   return { $typeName: "google.protobuf.Empty" };
 }
 
-function writeEmpty(value: unknown): JsonObject {
+function writeEmpty(value: unknown, _r: boolean): JsonObject {
   messageOf<Empty>(value, "google.protobuf.Empty");
   return {};
 }
@@ -285,16 +288,16 @@ function readListBooksRequest(json: unknown, depth: number): ListBooksRequest {
   return m;
 }
 
-function writeListBooksRequest(value: unknown): JsonObject {
+function writeListBooksRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ListBooksRequest>(value, "acme.library.v1.ListBooksRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.parent)) !== undefined) j["parent"] = v;
   if ((v = intField(m.pageSize)) !== undefined) j["pageSize"] = v;
   if ((v = stringField(m.pageToken)) !== undefined) j["pageToken"] = v;
-  if (m.filter !== undefined) j["filter"] = writeFilter(m.filter);
-  if ((v = writeList(m.tags, writeString)) !== undefined) j["tags"] = v;
-  if ((v = writeList(m.genres, GenreJson.write)) !== undefined) j["genres"] = v;
+  if (m.filter !== undefined) j["filter"] = writeFilter(m.filter, r);
+  if ((v = writeList(m.tags, writeString, r)) !== undefined) j["tags"] = v;
+  if ((v = writeList(m.genres, GenreJson.write, r)) !== undefined) j["genres"] = v;
   if ((v = boolField(m.includeDrafts)) !== undefined) j["includeDrafts"] = v;
   if (m.minRating !== undefined) j["minRating"] = writeInt(m.minRating);
   if ((v = int64Field(m.maxPages)) !== undefined) j["maxPages"] = v;
@@ -309,7 +312,7 @@ function writeListBooksRequest(value: unknown): JsonObject {
   if (m.hasCover !== undefined) j["hasCover"] = giveUp();
   if ((v = int64Field(m.offset)) !== undefined) j["offset"] = v;
   if ((v = intField(m.checksum)) !== undefined) j["checksum"] = v;
-  if ((v = writeList(m.ids, writeInt64)) !== undefined) j["ids"] = v;
+  if ((v = writeList(m.ids, writeInt64, r)) !== undefined) j["ids"] = v;
   return j;
 }
 
@@ -336,13 +339,13 @@ function readFilter(json: unknown, depth: number): Filter {
   return m;
 }
 
-function writeFilter(value: unknown): JsonObject {
+function writeFilter(value: unknown, r: boolean): JsonObject {
   const m = messageOf<Filter>(value, "acme.library.v1.Filter");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.author)) !== undefined) j["author"] = v;
   if ((v = GenreJson.field(m.genre)) !== undefined) j["genre"] = v;
-  if (m.pages !== undefined) j["pages"] = writeRange(m.pages);
+  if (m.pages !== undefined) j["pages"] = writeRange(m.pages, r);
   return j;
 }
 
@@ -365,7 +368,7 @@ function readRange(json: unknown, depth: number): Range {
   return m;
 }
 
-function writeRange(value: unknown): JsonObject {
+function writeRange(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<Range>(value, "acme.library.v1.Range");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -396,11 +399,11 @@ function readListBooksResponse(json: unknown, depth: number): ListBooksResponse 
   return m;
 }
 
-function writeListBooksResponse(value: unknown): JsonObject {
+function writeListBooksResponse(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ListBooksResponse>(value, "acme.library.v1.ListBooksResponse");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
-  if ((v = writeList(m.books, writeBook)) !== undefined) j["books"] = v;
+  if ((v = writeList(m.books, writeBook, r)) !== undefined) j["books"] = v;
   if ((v = stringField(m.nextPageToken)) !== undefined) j["nextPageToken"] = v;
   return j;
 }
@@ -427,12 +430,15 @@ function readMoveBookRequest(json: unknown, depth: number): MoveBookRequest {
   return m;
 }
 
-function writeMoveBookRequest(value: unknown): JsonObject {
+function writeMoveBookRequest(value: unknown, r: boolean): JsonObject {
   const m = messageOf<MoveBookRequest>(value, "acme.library.v1.MoveBookRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.name)) !== undefined) j["name"] = v;
   if ((v = stringField(m.destinationShelf)) !== undefined) j["destinationShelf"] = v;
+  if (r) {
+    if (j["destinationShelf"] === undefined) j["destinationShelf"] = "";
+  }
   return j;
 }
 
@@ -456,7 +462,7 @@ function readRenameShelfRequest(json: unknown, depth: number): RenameShelfReques
   return m;
 }
 
-function writeRenameShelfRequest(value: unknown): JsonObject {
+function writeRenameShelfRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<RenameShelfRequest>(value, "acme.library.v1.RenameShelfRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -485,7 +491,7 @@ function readShelf(json: unknown, depth: number): Shelf {
   return m;
 }
 
-function writeShelf(value: unknown): JsonObject {
+function writeShelf(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<Shelf>(value, "acme.library.v1.Shelf");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -511,7 +517,7 @@ function readGetShelfRequest(json: unknown, depth: number): GetShelfRequest {
   return m;
 }
 
-function writeGetShelfRequest(value: unknown): JsonObject {
+function writeGetShelfRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<GetShelfRequest>(value, "acme.library.v1.GetShelfRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -539,7 +545,7 @@ function readGetFileRequest(json: unknown, depth: number): GetFileRequest {
   return m;
 }
 
-function writeGetFileRequest(value: unknown): JsonObject {
+function writeGetFileRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<GetFileRequest>(value, "acme.library.v1.GetFileRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -568,7 +574,7 @@ function readFile(json: unknown, depth: number): File {
   return m;
 }
 
-function writeFile(value: unknown): JsonObject {
+function writeFile(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<File>(value, "acme.library.v1.File");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -597,7 +603,7 @@ function readCheckoutBookRequest(json: unknown, depth: number): CheckoutBookRequ
   return m;
 }
 
-function writeCheckoutBookRequest(value: unknown): JsonObject {
+function writeCheckoutBookRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<CheckoutBookRequest>(value, "acme.library.v1.CheckoutBookRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -628,7 +634,7 @@ function readWatchShelfRequest(json: unknown, depth: number): WatchShelfRequest 
   return m;
 }
 
-function writeWatchShelfRequest(value: unknown): JsonObject {
+function writeWatchShelfRequest(value: unknown, _r: boolean): JsonObject {
   const m = messageOf<WatchShelfRequest>(value, "acme.library.v1.WatchShelfRequest");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
@@ -660,13 +666,13 @@ function readShelfEvent(json: unknown, depth: number): ShelfEvent {
   return m;
 }
 
-function writeShelfEvent(value: unknown): JsonObject {
+function writeShelfEvent(value: unknown, r: boolean): JsonObject {
   const m = messageOf<ShelfEvent>(value, "acme.library.v1.ShelfEvent");
   const j: JsonObject = {};
   let v: JsonValue | undefined;
   if ((v = stringField(m.shelf)) !== undefined) j["shelf"] = v;
   if ((v = intField(m.sequence)) !== undefined) j["sequence"] = v;
-  if (m.book !== undefined) j["book"] = writeBook(m.book);
+  if (m.book !== undefined) j["book"] = writeBook(m.book, r);
   return j;
 }
 
