@@ -339,6 +339,33 @@ describe("generated JSON codecs agree with protobuf-es", () => {
   });
 });
 
+describe("the generated REQUIRED checks (MessageJsonCodec.complete)", () => {
+  const checked = all.filter((d) => codecOf(d)?.complete !== undefined);
+  it("exist for the A2A requests with REQUIRED fields, and say so of complete ones", () => {
+    expect(checked.length).toBeGreaterThan(20);
+    const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageRequest")!;
+    const complete = codecOf(send)!.complete!;
+    const ok = fromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] } });
+    expect(complete(ok)).toBe(true);
+    for (const bad of [{}, { message: { role: "ROLE_USER", parts: [{ text: "hi" }] } }, { message: { messageId: "m1", role: "ROLE_USER" } }]) {
+      expect(complete(fromJson(send, bad))).toBe(false);
+    }
+  });
+  for (const desc of checked) {
+    it(`${desc.typeName}: true only when reflect() finds nothing missing, and checkRequired's verdict unchanged`, () => {
+      const complete = codecOf(desc)!.complete!;
+      fc.assert(
+        fc.property(message(desc, 3), (msg) => {
+          const missing = requiredViolations(desc, msg).length > 0;
+          if (complete(msg)) expect(missing).toBe(false);
+          expect(outcome(() => checkRequired(desc, msg, complete)).hasOwnProperty("error")).toBe(missing);
+        }),
+        { numRuns: runs },
+      );
+    });
+  }
+});
+
 describe("the REQUIRED check's fast path", () => {
   for (const name of ["lf.a2a.v1.SendMessageRequest", "lf.a2a.v1.TaskPushNotificationConfig", "lf.a2a.v1.Task", "lf.a2a.v1.AgentCard"]) {
     const desc = all.find((m) => m.typeName === name)!;

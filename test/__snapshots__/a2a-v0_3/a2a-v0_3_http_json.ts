@@ -41,8 +41,13 @@ function writeSendMessageRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeSendMessageRequest(m: SendMessageRequest): boolean {
+  if (m.request === undefined) return false;
+  return true;
+}
+
 /** ProtoJSON of a2a.v1.SendMessageRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const SendMessageRequestJson: MessageJsonCodec<typeof SendMessageRequestSchema> = messageJson("a2a.v1.SendMessageRequest", readSendMessageRequest, writeSendMessageRequest);
+export const SendMessageRequestJson: MessageJsonCodec<typeof SendMessageRequestSchema> = messageJson("a2a.v1.SendMessageRequest", readSendMessageRequest, writeSendMessageRequest, completeSendMessageRequest);
 
 function readMessage(json: unknown, depth: number): Message {
   const j = jsonObject(json, depth);
@@ -635,8 +640,13 @@ function writeGetTaskRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeGetTaskRequest(m: GetTaskRequest): boolean {
+  if (m.name === "") return false;
+  return true;
+}
+
 /** ProtoJSON of a2a.v1.GetTaskRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const GetTaskRequestJson: MessageJsonCodec<typeof GetTaskRequestSchema> = messageJson("a2a.v1.GetTaskRequest", readGetTaskRequest, writeGetTaskRequest);
+export const GetTaskRequestJson: MessageJsonCodec<typeof GetTaskRequestSchema> = messageJson("a2a.v1.GetTaskRequest", readGetTaskRequest, writeGetTaskRequest, completeGetTaskRequest);
 
 function readCancelTaskRequest(json: unknown, depth: number): CancelTaskRequest {
   const j = jsonObject(json, depth);
@@ -724,8 +734,15 @@ function writeCreateTaskPushNotificationConfigRequest(value: unknown, r: boolean
   return j;
 }
 
+function completeCreateTaskPushNotificationConfigRequest(m: CreateTaskPushNotificationConfigRequest): boolean {
+  if (m.parent === "") return false;
+  if (m.configId === "") return false;
+  if (m.config === undefined) return false;
+  return true;
+}
+
 /** ProtoJSON of a2a.v1.CreateTaskPushNotificationConfigRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const CreateTaskPushNotificationConfigRequestJson: MessageJsonCodec<typeof CreateTaskPushNotificationConfigRequestSchema> = messageJson("a2a.v1.CreateTaskPushNotificationConfigRequest", readCreateTaskPushNotificationConfigRequest, writeCreateTaskPushNotificationConfigRequest);
+export const CreateTaskPushNotificationConfigRequestJson: MessageJsonCodec<typeof CreateTaskPushNotificationConfigRequestSchema> = messageJson("a2a.v1.CreateTaskPushNotificationConfigRequest", readCreateTaskPushNotificationConfigRequest, writeCreateTaskPushNotificationConfigRequest, completeCreateTaskPushNotificationConfigRequest);
 
 function readTaskPushNotificationConfig(json: unknown, depth: number): TaskPushNotificationConfig {
   const j = jsonObject(json, depth);
@@ -958,8 +975,13 @@ function writeAgentCard(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentCard(m: AgentCard): boolean {
+  for (const e of m.signatures) if (!completeAgentCardSignature(e)) return false;
+  return true;
+}
+
 /** ProtoJSON of a2a.v1.AgentCard without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentCardJson: MessageJsonCodec<typeof AgentCardSchema> = messageJson("a2a.v1.AgentCard", readAgentCard, writeAgentCard);
+export const AgentCardJson: MessageJsonCodec<typeof AgentCardSchema> = messageJson("a2a.v1.AgentCard", readAgentCard, writeAgentCard, completeAgentCard);
 
 function readAgentInterface(json: unknown, depth: number): AgentInterface {
   const j = jsonObject(json, depth);
@@ -1635,8 +1657,14 @@ function writeAgentCardSignature(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentCardSignature(m: AgentCardSignature): boolean {
+  if (m.protected === "") return false;
+  if (m.signature === "") return false;
+  return true;
+}
+
 /** ProtoJSON of a2a.v1.AgentCardSignature without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentCardSignatureJson: MessageJsonCodec<typeof AgentCardSignatureSchema> = messageJson("a2a.v1.AgentCardSignature", readAgentCardSignature, writeAgentCardSignature);
+export const AgentCardSignatureJson: MessageJsonCodec<typeof AgentCardSignatureSchema> = messageJson("a2a.v1.AgentCardSignature", readAgentCardSignature, writeAgentCardSignature, completeAgentCardSignature);
 
 function readDeleteTaskPushNotificationConfigRequest(json: unknown, depth: number): DeleteTaskPushNotificationConfigRequest {
   const j = jsonObject(json, depth);

@@ -44,8 +44,15 @@ function writeSendMessageRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeSendMessageRequest(m: SendMessageRequest): boolean {
+  if (m.message === undefined) return false;
+  if (!completeMessage(m.message)) return false;
+  if (m.configuration !== undefined && !completeSendMessageConfiguration(m.configuration)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.SendMessageRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const SendMessageRequestJson: MessageJsonCodec<typeof SendMessageRequestSchema> = messageJson("lf.a2a.v1.SendMessageRequest", readSendMessageRequest, writeSendMessageRequest);
+export const SendMessageRequestJson: MessageJsonCodec<typeof SendMessageRequestSchema> = messageJson("lf.a2a.v1.SendMessageRequest", readSendMessageRequest, writeSendMessageRequest, completeSendMessageRequest);
 
 function readMessage(json: unknown, depth: number): Message {
   const j = jsonObject(json, depth);
@@ -107,8 +114,15 @@ function writeMessage(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeMessage(m: Message): boolean {
+  if (m.messageId === "") return false;
+  if (m.role === 0) return false;
+  if (m.parts.length === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.Message without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const MessageJson: MessageJsonCodec<typeof MessageSchema> = messageJson("lf.a2a.v1.Message", readMessage, writeMessage);
+export const MessageJson: MessageJsonCodec<typeof MessageSchema> = messageJson("lf.a2a.v1.Message", readMessage, writeMessage, completeMessage);
 
 function readPart(json: unknown, depth: number): Part {
   const j = jsonObject(json, depth);
@@ -205,8 +219,13 @@ function writeSendMessageConfiguration(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeSendMessageConfiguration(m: SendMessageConfiguration): boolean {
+  if (m.taskPushNotificationConfig !== undefined && !completeTaskPushNotificationConfig(m.taskPushNotificationConfig)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.SendMessageConfiguration without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const SendMessageConfigurationJson: MessageJsonCodec<typeof SendMessageConfigurationSchema> = messageJson("lf.a2a.v1.SendMessageConfiguration", readSendMessageConfiguration, writeSendMessageConfiguration);
+export const SendMessageConfigurationJson: MessageJsonCodec<typeof SendMessageConfigurationSchema> = messageJson("lf.a2a.v1.SendMessageConfiguration", readSendMessageConfiguration, writeSendMessageConfiguration, completeSendMessageConfiguration);
 
 function readTaskPushNotificationConfig(json: unknown, depth: number): TaskPushNotificationConfig {
   const j = jsonObject(json, depth);
@@ -255,8 +274,14 @@ function writeTaskPushNotificationConfig(value: unknown, r: boolean): JsonObject
   return j;
 }
 
+function completeTaskPushNotificationConfig(m: TaskPushNotificationConfig): boolean {
+  if (m.url === "") return false;
+  if (m.authentication !== undefined && !completeAuthenticationInfo(m.authentication)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.TaskPushNotificationConfig without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const TaskPushNotificationConfigJson: MessageJsonCodec<typeof TaskPushNotificationConfigSchema> = messageJson("lf.a2a.v1.TaskPushNotificationConfig", readTaskPushNotificationConfig, writeTaskPushNotificationConfig);
+export const TaskPushNotificationConfigJson: MessageJsonCodec<typeof TaskPushNotificationConfigSchema> = messageJson("lf.a2a.v1.TaskPushNotificationConfig", readTaskPushNotificationConfig, writeTaskPushNotificationConfig, completeTaskPushNotificationConfig);
 
 function readAuthenticationInfo(json: unknown, depth: number): AuthenticationInfo {
   const j = jsonObject(json, depth);
@@ -287,8 +312,13 @@ function writeAuthenticationInfo(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAuthenticationInfo(m: AuthenticationInfo): boolean {
+  if (m.scheme === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AuthenticationInfo without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AuthenticationInfoJson: MessageJsonCodec<typeof AuthenticationInfoSchema> = messageJson("lf.a2a.v1.AuthenticationInfo", readAuthenticationInfo, writeAuthenticationInfo);
+export const AuthenticationInfoJson: MessageJsonCodec<typeof AuthenticationInfoSchema> = messageJson("lf.a2a.v1.AuthenticationInfo", readAuthenticationInfo, writeAuthenticationInfo, completeAuthenticationInfo);
 
 function readSendMessageResponse(json: unknown, depth: number): SendMessageResponse {
   const j = jsonObject(json, depth);
@@ -318,8 +348,14 @@ function writeSendMessageResponse(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeSendMessageResponse(m: SendMessageResponse): boolean {
+  if (m.payload.case === "task" && !completeTask(m.payload.value)) return false;
+  if (m.payload.case === "message" && !completeMessage(m.payload.value)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.SendMessageResponse without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const SendMessageResponseJson: MessageJsonCodec<typeof SendMessageResponseSchema> = messageJson("lf.a2a.v1.SendMessageResponse", readSendMessageResponse, writeSendMessageResponse);
+export const SendMessageResponseJson: MessageJsonCodec<typeof SendMessageResponseSchema> = messageJson("lf.a2a.v1.SendMessageResponse", readSendMessageResponse, writeSendMessageResponse, completeSendMessageResponse);
 
 function readTask(json: unknown, depth: number): Task {
   const j = jsonObject(json, depth);
@@ -368,8 +404,17 @@ function writeTask(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeTask(m: Task): boolean {
+  if (m.id === "") return false;
+  if (m.status === undefined) return false;
+  if (!completeTaskStatus(m.status)) return false;
+  for (const e of m.artifacts) if (!completeArtifact(e)) return false;
+  for (const e of m.history) if (!completeMessage(e)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.Task without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const TaskJson: MessageJsonCodec<typeof TaskSchema> = messageJson("lf.a2a.v1.Task", readTask, writeTask);
+export const TaskJson: MessageJsonCodec<typeof TaskSchema> = messageJson("lf.a2a.v1.Task", readTask, writeTask, completeTask);
 
 function readTaskStatus(json: unknown, depth: number): TaskStatus {
   const j = jsonObject(json, depth);
@@ -404,8 +449,14 @@ function writeTaskStatus(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeTaskStatus(m: TaskStatus): boolean {
+  if (m.state === 0) return false;
+  if (m.message !== undefined && !completeMessage(m.message)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.TaskStatus without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const TaskStatusJson: MessageJsonCodec<typeof TaskStatusSchema> = messageJson("lf.a2a.v1.TaskStatus", readTaskStatus, writeTaskStatus);
+export const TaskStatusJson: MessageJsonCodec<typeof TaskStatusSchema> = messageJson("lf.a2a.v1.TaskStatus", readTaskStatus, writeTaskStatus, completeTaskStatus);
 
 function readArtifact(json: unknown, depth: number): Artifact {
   const j = jsonObject(json, depth);
@@ -455,8 +506,14 @@ function writeArtifact(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeArtifact(m: Artifact): boolean {
+  if (m.artifactId === "") return false;
+  if (m.parts.length === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.Artifact without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const ArtifactJson: MessageJsonCodec<typeof ArtifactSchema> = messageJson("lf.a2a.v1.Artifact", readArtifact, writeArtifact);
+export const ArtifactJson: MessageJsonCodec<typeof ArtifactSchema> = messageJson("lf.a2a.v1.Artifact", readArtifact, writeArtifact, completeArtifact);
 
 function readStreamResponse(json: unknown, depth: number): StreamResponse {
   const j = jsonObject(json, depth);
@@ -499,8 +556,16 @@ function writeStreamResponse(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeStreamResponse(m: StreamResponse): boolean {
+  if (m.payload.case === "task" && !completeTask(m.payload.value)) return false;
+  if (m.payload.case === "message" && !completeMessage(m.payload.value)) return false;
+  if (m.payload.case === "statusUpdate" && !completeTaskStatusUpdateEvent(m.payload.value)) return false;
+  if (m.payload.case === "artifactUpdate" && !completeTaskArtifactUpdateEvent(m.payload.value)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.StreamResponse without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const StreamResponseJson: MessageJsonCodec<typeof StreamResponseSchema> = messageJson("lf.a2a.v1.StreamResponse", readStreamResponse, writeStreamResponse);
+export const StreamResponseJson: MessageJsonCodec<typeof StreamResponseSchema> = messageJson("lf.a2a.v1.StreamResponse", readStreamResponse, writeStreamResponse, completeStreamResponse);
 
 function readTaskStatusUpdateEvent(json: unknown, depth: number): TaskStatusUpdateEvent {
   const j = jsonObject(json, depth);
@@ -543,8 +608,16 @@ function writeTaskStatusUpdateEvent(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeTaskStatusUpdateEvent(m: TaskStatusUpdateEvent): boolean {
+  if (m.taskId === "") return false;
+  if (m.contextId === "") return false;
+  if (m.status === undefined) return false;
+  if (!completeTaskStatus(m.status)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.TaskStatusUpdateEvent without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const TaskStatusUpdateEventJson: MessageJsonCodec<typeof TaskStatusUpdateEventSchema> = messageJson("lf.a2a.v1.TaskStatusUpdateEvent", readTaskStatusUpdateEvent, writeTaskStatusUpdateEvent);
+export const TaskStatusUpdateEventJson: MessageJsonCodec<typeof TaskStatusUpdateEventSchema> = messageJson("lf.a2a.v1.TaskStatusUpdateEvent", readTaskStatusUpdateEvent, writeTaskStatusUpdateEvent, completeTaskStatusUpdateEvent);
 
 function readTaskArtifactUpdateEvent(json: unknown, depth: number): TaskArtifactUpdateEvent {
   const j = jsonObject(json, depth);
@@ -596,8 +669,16 @@ function writeTaskArtifactUpdateEvent(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeTaskArtifactUpdateEvent(m: TaskArtifactUpdateEvent): boolean {
+  if (m.taskId === "") return false;
+  if (m.contextId === "") return false;
+  if (m.artifact === undefined) return false;
+  if (!completeArtifact(m.artifact)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.TaskArtifactUpdateEvent without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const TaskArtifactUpdateEventJson: MessageJsonCodec<typeof TaskArtifactUpdateEventSchema> = messageJson("lf.a2a.v1.TaskArtifactUpdateEvent", readTaskArtifactUpdateEvent, writeTaskArtifactUpdateEvent);
+export const TaskArtifactUpdateEventJson: MessageJsonCodec<typeof TaskArtifactUpdateEventSchema> = messageJson("lf.a2a.v1.TaskArtifactUpdateEvent", readTaskArtifactUpdateEvent, writeTaskArtifactUpdateEvent, completeTaskArtifactUpdateEvent);
 
 function readGetTaskRequest(json: unknown, depth: number): GetTaskRequest {
   const j = jsonObject(json, depth);
@@ -634,8 +715,13 @@ function writeGetTaskRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeGetTaskRequest(m: GetTaskRequest): boolean {
+  if (m.id === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.GetTaskRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const GetTaskRequestJson: MessageJsonCodec<typeof GetTaskRequestSchema> = messageJson("lf.a2a.v1.GetTaskRequest", readGetTaskRequest, writeGetTaskRequest);
+export const GetTaskRequestJson: MessageJsonCodec<typeof GetTaskRequestSchema> = messageJson("lf.a2a.v1.GetTaskRequest", readGetTaskRequest, writeGetTaskRequest, completeGetTaskRequest);
 
 function readListTasksRequest(json: unknown, depth: number): ListTasksRequest {
   const j = jsonObject(json, depth);
@@ -741,8 +827,17 @@ function writeListTasksResponse(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeListTasksResponse(m: ListTasksResponse): boolean {
+  if (m.tasks.length === 0) return false;
+  for (const e of m.tasks) if (!completeTask(e)) return false;
+  if (m.nextPageToken === "") return false;
+  if (m.pageSize === 0) return false;
+  if (m.totalSize === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.ListTasksResponse without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const ListTasksResponseJson: MessageJsonCodec<typeof ListTasksResponseSchema> = messageJson("lf.a2a.v1.ListTasksResponse", readListTasksResponse, writeListTasksResponse);
+export const ListTasksResponseJson: MessageJsonCodec<typeof ListTasksResponseSchema> = messageJson("lf.a2a.v1.ListTasksResponse", readListTasksResponse, writeListTasksResponse, completeListTasksResponse);
 
 function readCancelTaskRequest(json: unknown, depth: number): CancelTaskRequest {
   const j = jsonObject(json, depth);
@@ -777,8 +872,13 @@ function writeCancelTaskRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeCancelTaskRequest(m: CancelTaskRequest): boolean {
+  if (m.id === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.CancelTaskRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const CancelTaskRequestJson: MessageJsonCodec<typeof CancelTaskRequestSchema> = messageJson("lf.a2a.v1.CancelTaskRequest", readCancelTaskRequest, writeCancelTaskRequest);
+export const CancelTaskRequestJson: MessageJsonCodec<typeof CancelTaskRequestSchema> = messageJson("lf.a2a.v1.CancelTaskRequest", readCancelTaskRequest, writeCancelTaskRequest, completeCancelTaskRequest);
 
 function readSubscribeToTaskRequest(json: unknown, depth: number): SubscribeToTaskRequest {
   const j = jsonObject(json, depth);
@@ -809,8 +909,13 @@ function writeSubscribeToTaskRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeSubscribeToTaskRequest(m: SubscribeToTaskRequest): boolean {
+  if (m.id === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.SubscribeToTaskRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const SubscribeToTaskRequestJson: MessageJsonCodec<typeof SubscribeToTaskRequestSchema> = messageJson("lf.a2a.v1.SubscribeToTaskRequest", readSubscribeToTaskRequest, writeSubscribeToTaskRequest);
+export const SubscribeToTaskRequestJson: MessageJsonCodec<typeof SubscribeToTaskRequestSchema> = messageJson("lf.a2a.v1.SubscribeToTaskRequest", readSubscribeToTaskRequest, writeSubscribeToTaskRequest, completeSubscribeToTaskRequest);
 
 function readGetTaskPushNotificationConfigRequest(json: unknown, depth: number): GetTaskPushNotificationConfigRequest {
   const j = jsonObject(json, depth);
@@ -848,8 +953,14 @@ function writeGetTaskPushNotificationConfigRequest(value: unknown, r: boolean): 
   return j;
 }
 
+function completeGetTaskPushNotificationConfigRequest(m: GetTaskPushNotificationConfigRequest): boolean {
+  if (m.taskId === "") return false;
+  if (m.id === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.GetTaskPushNotificationConfigRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const GetTaskPushNotificationConfigRequestJson: MessageJsonCodec<typeof GetTaskPushNotificationConfigRequestSchema> = messageJson("lf.a2a.v1.GetTaskPushNotificationConfigRequest", readGetTaskPushNotificationConfigRequest, writeGetTaskPushNotificationConfigRequest);
+export const GetTaskPushNotificationConfigRequestJson: MessageJsonCodec<typeof GetTaskPushNotificationConfigRequestSchema> = messageJson("lf.a2a.v1.GetTaskPushNotificationConfigRequest", readGetTaskPushNotificationConfigRequest, writeGetTaskPushNotificationConfigRequest, completeGetTaskPushNotificationConfigRequest);
 
 function readListTaskPushNotificationConfigsRequest(json: unknown, depth: number): ListTaskPushNotificationConfigsRequest {
   const j = jsonObject(json, depth);
@@ -892,8 +1003,13 @@ function writeListTaskPushNotificationConfigsRequest(value: unknown, r: boolean)
   return j;
 }
 
+function completeListTaskPushNotificationConfigsRequest(m: ListTaskPushNotificationConfigsRequest): boolean {
+  if (m.taskId === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.ListTaskPushNotificationConfigsRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const ListTaskPushNotificationConfigsRequestJson: MessageJsonCodec<typeof ListTaskPushNotificationConfigsRequestSchema> = messageJson("lf.a2a.v1.ListTaskPushNotificationConfigsRequest", readListTaskPushNotificationConfigsRequest, writeListTaskPushNotificationConfigsRequest);
+export const ListTaskPushNotificationConfigsRequestJson: MessageJsonCodec<typeof ListTaskPushNotificationConfigsRequestSchema> = messageJson("lf.a2a.v1.ListTaskPushNotificationConfigsRequest", readListTaskPushNotificationConfigsRequest, writeListTaskPushNotificationConfigsRequest, completeListTaskPushNotificationConfigsRequest);
 
 function readListTaskPushNotificationConfigsResponse(json: unknown, depth: number): ListTaskPushNotificationConfigsResponse {
   const j = jsonObject(json, depth);
@@ -923,8 +1039,13 @@ function writeListTaskPushNotificationConfigsResponse(value: unknown, r: boolean
   return j;
 }
 
+function completeListTaskPushNotificationConfigsResponse(m: ListTaskPushNotificationConfigsResponse): boolean {
+  for (const e of m.configs) if (!completeTaskPushNotificationConfig(e)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.ListTaskPushNotificationConfigsResponse without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const ListTaskPushNotificationConfigsResponseJson: MessageJsonCodec<typeof ListTaskPushNotificationConfigsResponseSchema> = messageJson("lf.a2a.v1.ListTaskPushNotificationConfigsResponse", readListTaskPushNotificationConfigsResponse, writeListTaskPushNotificationConfigsResponse);
+export const ListTaskPushNotificationConfigsResponseJson: MessageJsonCodec<typeof ListTaskPushNotificationConfigsResponseSchema> = messageJson("lf.a2a.v1.ListTaskPushNotificationConfigsResponse", readListTaskPushNotificationConfigsResponse, writeListTaskPushNotificationConfigsResponse, completeListTaskPushNotificationConfigsResponse);
 
 function readGetExtendedAgentCardRequest(json: unknown, depth: number): GetExtendedAgentCardRequest {
   const j = jsonObject(json, depth);
@@ -1042,8 +1163,25 @@ function writeAgentCard(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentCard(m: AgentCard): boolean {
+  if (m.name === "") return false;
+  if (m.description === "") return false;
+  if (m.supportedInterfaces.length === 0) return false;
+  for (const e of m.supportedInterfaces) if (!completeAgentInterface(e)) return false;
+  if (m.provider !== undefined && !completeAgentProvider(m.provider)) return false;
+  if (m.version === "") return false;
+  if (m.capabilities === undefined) return false;
+  for (const e of Object.values(m.securitySchemes)) if (!completeSecurityScheme(e)) return false;
+  if (m.defaultInputModes.length === 0) return false;
+  if (m.defaultOutputModes.length === 0) return false;
+  if (m.skills.length === 0) return false;
+  for (const e of m.skills) if (!completeAgentSkill(e)) return false;
+  for (const e of m.signatures) if (!completeAgentCardSignature(e)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AgentCard without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentCardJson: MessageJsonCodec<typeof AgentCardSchema> = messageJson("lf.a2a.v1.AgentCard", readAgentCard, writeAgentCard);
+export const AgentCardJson: MessageJsonCodec<typeof AgentCardSchema> = messageJson("lf.a2a.v1.AgentCard", readAgentCard, writeAgentCard, completeAgentCard);
 
 function readAgentInterface(json: unknown, depth: number): AgentInterface {
   const j = jsonObject(json, depth);
@@ -1087,8 +1225,15 @@ function writeAgentInterface(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentInterface(m: AgentInterface): boolean {
+  if (m.url === "") return false;
+  if (m.protocolBinding === "") return false;
+  if (m.protocolVersion === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AgentInterface without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentInterfaceJson: MessageJsonCodec<typeof AgentInterfaceSchema> = messageJson("lf.a2a.v1.AgentInterface", readAgentInterface, writeAgentInterface);
+export const AgentInterfaceJson: MessageJsonCodec<typeof AgentInterfaceSchema> = messageJson("lf.a2a.v1.AgentInterface", readAgentInterface, writeAgentInterface, completeAgentInterface);
 
 function readAgentProvider(json: unknown, depth: number): AgentProvider {
   const j = jsonObject(json, depth);
@@ -1120,8 +1265,14 @@ function writeAgentProvider(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentProvider(m: AgentProvider): boolean {
+  if (m.url === "") return false;
+  if (m.organization === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AgentProvider without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentProviderJson: MessageJsonCodec<typeof AgentProviderSchema> = messageJson("lf.a2a.v1.AgentProvider", readAgentProvider, writeAgentProvider);
+export const AgentProviderJson: MessageJsonCodec<typeof AgentProviderSchema> = messageJson("lf.a2a.v1.AgentProvider", readAgentProvider, writeAgentProvider, completeAgentProvider);
 
 function readAgentCapabilities(json: unknown, depth: number): AgentCapabilities {
   const j = jsonObject(json, depth);
@@ -1249,8 +1400,16 @@ function writeSecurityScheme(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeSecurityScheme(m: SecurityScheme): boolean {
+  if (m.scheme.case === "apiKeySecurityScheme" && !completeAPIKeySecurityScheme(m.scheme.value)) return false;
+  if (m.scheme.case === "httpAuthSecurityScheme" && !completeHTTPAuthSecurityScheme(m.scheme.value)) return false;
+  if (m.scheme.case === "oauth2SecurityScheme" && !completeOAuth2SecurityScheme(m.scheme.value)) return false;
+  if (m.scheme.case === "openIdConnectSecurityScheme" && !completeOpenIdConnectSecurityScheme(m.scheme.value)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.SecurityScheme without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const SecuritySchemeJson: MessageJsonCodec<typeof SecuritySchemeSchema> = messageJson("lf.a2a.v1.SecurityScheme", readSecurityScheme, writeSecurityScheme);
+export const SecuritySchemeJson: MessageJsonCodec<typeof SecuritySchemeSchema> = messageJson("lf.a2a.v1.SecurityScheme", readSecurityScheme, writeSecurityScheme, completeSecurityScheme);
 
 function readAPIKeySecurityScheme(json: unknown, depth: number): APIKeySecurityScheme {
   const j = jsonObject(json, depth);
@@ -1286,8 +1445,14 @@ function writeAPIKeySecurityScheme(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAPIKeySecurityScheme(m: APIKeySecurityScheme): boolean {
+  if (m.location === "") return false;
+  if (m.name === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.APIKeySecurityScheme without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const APIKeySecuritySchemeJson: MessageJsonCodec<typeof APIKeySecuritySchemeSchema> = messageJson("lf.a2a.v1.APIKeySecurityScheme", readAPIKeySecurityScheme, writeAPIKeySecurityScheme);
+export const APIKeySecuritySchemeJson: MessageJsonCodec<typeof APIKeySecuritySchemeSchema> = messageJson("lf.a2a.v1.APIKeySecurityScheme", readAPIKeySecurityScheme, writeAPIKeySecurityScheme, completeAPIKeySecurityScheme);
 
 function readHTTPAuthSecurityScheme(json: unknown, depth: number): HTTPAuthSecurityScheme {
   const j = jsonObject(json, depth);
@@ -1324,8 +1489,13 @@ function writeHTTPAuthSecurityScheme(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeHTTPAuthSecurityScheme(m: HTTPAuthSecurityScheme): boolean {
+  if (m.scheme === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.HTTPAuthSecurityScheme without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const HTTPAuthSecuritySchemeJson: MessageJsonCodec<typeof HTTPAuthSecuritySchemeSchema> = messageJson("lf.a2a.v1.HTTPAuthSecurityScheme", readHTTPAuthSecurityScheme, writeHTTPAuthSecurityScheme);
+export const HTTPAuthSecuritySchemeJson: MessageJsonCodec<typeof HTTPAuthSecuritySchemeSchema> = messageJson("lf.a2a.v1.HTTPAuthSecurityScheme", readHTTPAuthSecurityScheme, writeHTTPAuthSecurityScheme, completeHTTPAuthSecurityScheme);
 
 function readOAuth2SecurityScheme(json: unknown, depth: number): OAuth2SecurityScheme {
   const j = jsonObject(json, depth);
@@ -1359,8 +1529,14 @@ function writeOAuth2SecurityScheme(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeOAuth2SecurityScheme(m: OAuth2SecurityScheme): boolean {
+  if (m.flows === undefined) return false;
+  if (!completeOAuthFlows(m.flows)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.OAuth2SecurityScheme without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const OAuth2SecuritySchemeJson: MessageJsonCodec<typeof OAuth2SecuritySchemeSchema> = messageJson("lf.a2a.v1.OAuth2SecurityScheme", readOAuth2SecurityScheme, writeOAuth2SecurityScheme);
+export const OAuth2SecuritySchemeJson: MessageJsonCodec<typeof OAuth2SecuritySchemeSchema> = messageJson("lf.a2a.v1.OAuth2SecurityScheme", readOAuth2SecurityScheme, writeOAuth2SecurityScheme, completeOAuth2SecurityScheme);
 
 function readOAuthFlows(json: unknown, depth: number): OAuthFlows {
   const j = jsonObject(json, depth);
@@ -1409,8 +1585,15 @@ function writeOAuthFlows(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeOAuthFlows(m: OAuthFlows): boolean {
+  if (m.flow.case === "authorizationCode" && !completeAuthorizationCodeOAuthFlow(m.flow.value)) return false;
+  if (m.flow.case === "clientCredentials" && !completeClientCredentialsOAuthFlow(m.flow.value)) return false;
+  if (m.flow.case === "deviceCode" && !completeDeviceCodeOAuthFlow(m.flow.value)) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.OAuthFlows without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const OAuthFlowsJson: MessageJsonCodec<typeof OAuthFlowsSchema> = messageJson("lf.a2a.v1.OAuthFlows", readOAuthFlows, writeOAuthFlows);
+export const OAuthFlowsJson: MessageJsonCodec<typeof OAuthFlowsSchema> = messageJson("lf.a2a.v1.OAuthFlows", readOAuthFlows, writeOAuthFlows, completeOAuthFlows);
 
 function readAuthorizationCodeOAuthFlow(json: unknown, depth: number): AuthorizationCodeOAuthFlow {
   const j = jsonObject(json, depth);
@@ -1460,8 +1643,15 @@ function writeAuthorizationCodeOAuthFlow(value: unknown, r: boolean): JsonObject
   return j;
 }
 
+function completeAuthorizationCodeOAuthFlow(m: AuthorizationCodeOAuthFlow): boolean {
+  if (m.authorizationUrl === "") return false;
+  if (m.tokenUrl === "") return false;
+  if (Object.keys(m.scopes).length === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AuthorizationCodeOAuthFlow without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AuthorizationCodeOAuthFlowJson: MessageJsonCodec<typeof AuthorizationCodeOAuthFlowSchema> = messageJson("lf.a2a.v1.AuthorizationCodeOAuthFlow", readAuthorizationCodeOAuthFlow, writeAuthorizationCodeOAuthFlow);
+export const AuthorizationCodeOAuthFlowJson: MessageJsonCodec<typeof AuthorizationCodeOAuthFlowSchema> = messageJson("lf.a2a.v1.AuthorizationCodeOAuthFlow", readAuthorizationCodeOAuthFlow, writeAuthorizationCodeOAuthFlow, completeAuthorizationCodeOAuthFlow);
 
 function readClientCredentialsOAuthFlow(json: unknown, depth: number): ClientCredentialsOAuthFlow {
   const j = jsonObject(json, depth);
@@ -1500,8 +1690,14 @@ function writeClientCredentialsOAuthFlow(value: unknown, r: boolean): JsonObject
   return j;
 }
 
+function completeClientCredentialsOAuthFlow(m: ClientCredentialsOAuthFlow): boolean {
+  if (m.tokenUrl === "") return false;
+  if (Object.keys(m.scopes).length === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.ClientCredentialsOAuthFlow without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const ClientCredentialsOAuthFlowJson: MessageJsonCodec<typeof ClientCredentialsOAuthFlowSchema> = messageJson("lf.a2a.v1.ClientCredentialsOAuthFlow", readClientCredentialsOAuthFlow, writeClientCredentialsOAuthFlow);
+export const ClientCredentialsOAuthFlowJson: MessageJsonCodec<typeof ClientCredentialsOAuthFlowSchema> = messageJson("lf.a2a.v1.ClientCredentialsOAuthFlow", readClientCredentialsOAuthFlow, writeClientCredentialsOAuthFlow, completeClientCredentialsOAuthFlow);
 
 function readImplicitOAuthFlow(json: unknown, depth: number): ImplicitOAuthFlow {
   const j = jsonObject(json, depth);
@@ -1618,8 +1814,15 @@ function writeDeviceCodeOAuthFlow(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeDeviceCodeOAuthFlow(m: DeviceCodeOAuthFlow): boolean {
+  if (m.deviceAuthorizationUrl === "") return false;
+  if (m.tokenUrl === "") return false;
+  if (Object.keys(m.scopes).length === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.DeviceCodeOAuthFlow without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const DeviceCodeOAuthFlowJson: MessageJsonCodec<typeof DeviceCodeOAuthFlowSchema> = messageJson("lf.a2a.v1.DeviceCodeOAuthFlow", readDeviceCodeOAuthFlow, writeDeviceCodeOAuthFlow);
+export const DeviceCodeOAuthFlowJson: MessageJsonCodec<typeof DeviceCodeOAuthFlowSchema> = messageJson("lf.a2a.v1.DeviceCodeOAuthFlow", readDeviceCodeOAuthFlow, writeDeviceCodeOAuthFlow, completeDeviceCodeOAuthFlow);
 
 function readOpenIdConnectSecurityScheme(json: unknown, depth: number): OpenIdConnectSecurityScheme {
   const j = jsonObject(json, depth);
@@ -1652,8 +1855,13 @@ function writeOpenIdConnectSecurityScheme(value: unknown, r: boolean): JsonObjec
   return j;
 }
 
+function completeOpenIdConnectSecurityScheme(m: OpenIdConnectSecurityScheme): boolean {
+  if (m.openIdConnectUrl === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.OpenIdConnectSecurityScheme without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const OpenIdConnectSecuritySchemeJson: MessageJsonCodec<typeof OpenIdConnectSecuritySchemeSchema> = messageJson("lf.a2a.v1.OpenIdConnectSecurityScheme", readOpenIdConnectSecurityScheme, writeOpenIdConnectSecurityScheme);
+export const OpenIdConnectSecuritySchemeJson: MessageJsonCodec<typeof OpenIdConnectSecuritySchemeSchema> = messageJson("lf.a2a.v1.OpenIdConnectSecurityScheme", readOpenIdConnectSecurityScheme, writeOpenIdConnectSecurityScheme, completeOpenIdConnectSecurityScheme);
 
 function readMutualTlsSecurityScheme(json: unknown, depth: number): MutualTlsSecurityScheme {
   const j = jsonObject(json, depth);
@@ -1790,8 +1998,16 @@ function writeAgentSkill(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentSkill(m: AgentSkill): boolean {
+  if (m.id === "") return false;
+  if (m.name === "") return false;
+  if (m.description === "") return false;
+  if (m.tags.length === 0) return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AgentSkill without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentSkillJson: MessageJsonCodec<typeof AgentSkillSchema> = messageJson("lf.a2a.v1.AgentSkill", readAgentSkill, writeAgentSkill);
+export const AgentSkillJson: MessageJsonCodec<typeof AgentSkillSchema> = messageJson("lf.a2a.v1.AgentSkill", readAgentSkill, writeAgentSkill, completeAgentSkill);
 
 function readAgentCardSignature(json: unknown, depth: number): AgentCardSignature {
   const j = jsonObject(json, depth);
@@ -1827,8 +2043,14 @@ function writeAgentCardSignature(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeAgentCardSignature(m: AgentCardSignature): boolean {
+  if (m.protected === "") return false;
+  if (m.signature === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.AgentCardSignature without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const AgentCardSignatureJson: MessageJsonCodec<typeof AgentCardSignatureSchema> = messageJson("lf.a2a.v1.AgentCardSignature", readAgentCardSignature, writeAgentCardSignature);
+export const AgentCardSignatureJson: MessageJsonCodec<typeof AgentCardSignatureSchema> = messageJson("lf.a2a.v1.AgentCardSignature", readAgentCardSignature, writeAgentCardSignature, completeAgentCardSignature);
 
 function readDeleteTaskPushNotificationConfigRequest(json: unknown, depth: number): DeleteTaskPushNotificationConfigRequest {
   const j = jsonObject(json, depth);
@@ -1866,8 +2088,14 @@ function writeDeleteTaskPushNotificationConfigRequest(value: unknown, r: boolean
   return j;
 }
 
+function completeDeleteTaskPushNotificationConfigRequest(m: DeleteTaskPushNotificationConfigRequest): boolean {
+  if (m.taskId === "") return false;
+  if (m.id === "") return false;
+  return true;
+}
+
 /** ProtoJSON of lf.a2a.v1.DeleteTaskPushNotificationConfigRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const DeleteTaskPushNotificationConfigRequestJson: MessageJsonCodec<typeof DeleteTaskPushNotificationConfigRequestSchema> = messageJson("lf.a2a.v1.DeleteTaskPushNotificationConfigRequest", readDeleteTaskPushNotificationConfigRequest, writeDeleteTaskPushNotificationConfigRequest);
+export const DeleteTaskPushNotificationConfigRequestJson: MessageJsonCodec<typeof DeleteTaskPushNotificationConfigRequestSchema> = messageJson("lf.a2a.v1.DeleteTaskPushNotificationConfigRequest", readDeleteTaskPushNotificationConfigRequest, writeDeleteTaskPushNotificationConfigRequest, completeDeleteTaskPushNotificationConfigRequest);
 
 function readEmpty(json: unknown, depth: number): Empty {
   jsonObject(json, depth);

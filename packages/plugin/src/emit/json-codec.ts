@@ -14,6 +14,14 @@ const IMPLICIT = 2;
 /** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own; wrappers too are special). */
 const special = new Set(["google.protobuf.Any", "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.ListValue"]);
 
+/** The message type of a message, list or map field. */
+function messageTypeOf(field: DescField): DescMessage | undefined {
+  if (field.fieldKind === "message") return field.message;
+  if (field.fieldKind === "list" && field.listKind === "message") return field.message;
+  if (field.fieldKind === "map" && field.mapKind === "message") return field.message;
+  return undefined;
+}
+
 /** Well-known types: none has a REQUIRED field. */
 const isGoogleProtobuf = (m: DescMessage) => m.typeName.startsWith("google.protobuf.");
 
@@ -72,13 +80,15 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
   const kit = schema.options.runtimeImport + "/json";
   const p = new Printer(f, kit, createDescImports(f), fieldBehaviorReader(schema.allFiles));
   const MessageJsonCodec = f.import("MessageJsonCodec", kit, true);
+  p.findRequired(messages);
   for (const m of messages) {
     const name = p.name(m);
     p.reader(m);
     p.writer(m);
+    const complete = p.completeness(m);
     const exported = name + "Json";
     p.line("/** ProtoJSON of ", m.typeName, " without reflection; what it leaves to protobuf-es comes back `undefined`. */");
-    p.line(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", str(m.typeName), ", read", name, ", write", name, ");");
+    p.line(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", str(m.typeName), ", read", name, ", write", name, complete ? ", complete" + name : "", ");");
     p.line();
     codecs.set(m, exported);
   }
@@ -277,6 +287,103 @@ class Printer {
     this.line("  return j;");
     this.line("}");
     this.line();
+  }
+
+  /** Messages with a REQUIRED field at or below them (or below a message protobuf-es writes, which is not looked into). */
+  private readonly checked = new Set<DescMessage>();
+
+  findRequired(messages: readonly DescMessage[]): void {
+    const below = (x: DescField) => {
+      const t = messageTypeOf(x);
+      return t !== undefined && (this.checked.has(t) || (handlingOf(t) === "via" && !isGoogleProtobuf(t)));
+    };
+    // A fixed point: message types may refer to each other in cycles.
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const m of messages) {
+        if (this.checked.has(m) || !m.fields.some((x) => this.behaviors(x).required || below(x))) continue;
+        this.checked.add(m);
+        changed = true;
+      }
+    }
+  }
+
+  /**
+   * `complete<Name>(m)`, for a message with REQUIRED fields at or below it:
+   * true when every one of them is certainly set, false when one may not be
+   * (then checkRequired's walk decides), by the rules of that walk. Returns
+   * whether it printed one.
+   */
+  completeness(m: DescMessage): boolean {
+    if (!this.checked.has(m)) return false;
+    const Shape = this.imports.shape(m);
+    const name = this.name(m);
+    const tests: Printable[][] = [];
+    const unsure = (cond: string) => tests.push(["  if (", cond, ") return false;"]);
+    // A REQUIRED field with explicit presence is set or not by the walk's reading alone.
+    if (m.fields.some((x) => this.behaviors(x).required && !x.oneof && (x.fieldKind === "scalar" || x.fieldKind === "enum") && x.presence !== IMPLICIT)) {
+      this.line("function complete", name, "(_m: ", Shape, "): boolean {");
+      this.line("  return false;");
+      this.line("}");
+      this.line();
+      return true;
+    }
+    for (const field of m.fields) {
+      const value = "m." + field.localName;
+      if (this.behaviors(field).required) {
+        if (field.oneof) unsure(`m.${field.oneof.localName}.case === undefined`);
+        else if (field.fieldKind === "list") unsure(`${value}.length === 0`);
+        else if (field.fieldKind === "map") unsure(`Object.keys(${value}).length === 0`);
+        else if (field.fieldKind === "message") unsure(`${value} === undefined`);
+        else unsure(this.atDefault(field, value));
+      }
+      const t = messageTypeOf(field);
+      if (t === undefined || !this.checked.has(t) && !(handlingOf(t) === "via" && !isGoogleProtobuf(t))) continue;
+      // Below a message protobuf-es writes, the walk looks.
+      const below = this.checked.has(t) && handlingOf(t) === "generated" ? "complete" + this.name(t) : undefined;
+      if (field.oneof) {
+        const o = `m.${field.oneof.localName}`;
+        unsure(below ? `${o}.case === ${str(field.localName)} && !${below}(${o}.value)` : `${o}.case === ${str(field.localName)}`);
+      } else if (field.fieldKind === "message") {
+        // A REQUIRED message field was found set just above.
+        const set = this.behaviors(field).required ? "" : `${value} !== undefined && `;
+        unsure(below ? `${set}!${below}(${value})` : `${value} !== undefined`);
+      } else if (field.fieldKind === "list") {
+        if (below) tests.push(["  for (const e of ", value, ") if (!", below, "(e)) return false;"]);
+        else unsure(`${value}.length > 0`);
+      } else {
+        if (below) tests.push(["  for (const e of Object.values(", value, ")) if (!", below, "(e)) return false;"]);
+        else unsure(`Object.keys(${value}).length > 0`);
+      }
+    }
+    this.line("function complete", name, "(m: ", Shape, "): boolean {");
+    for (const t of tests) this.line(...t);
+    this.line("  return true;");
+    this.line("}");
+    this.line();
+    return true;
+  }
+
+  /** A condition that holds when an implicit-presence scalar or enum is at its default (or may be: int64 loosely). */
+  private atDefault(field: DescField, value: string): string {
+    if (field.fieldKind === "enum") return `${value} === 0`;
+    switch (field.scalar) {
+      case ScalarType.STRING:
+        return `${value} === ""`;
+      case ScalarType.BYTES:
+        return `${value}.length === 0`;
+      case ScalarType.BOOL:
+        return `${value} === false`;
+      case ScalarType.INT64:
+      case ScalarType.UINT64:
+      case ScalarType.SINT64:
+      case ScalarType.FIXED64:
+      case ScalarType.SFIXED64:
+        // A bigint, or a string with jstype = JS_STRING.
+        return `Number(${value}) === 0`;
+      default:
+        return `${value} === 0`;
+    }
   }
 
   /**

@@ -217,8 +217,12 @@ function impliedMask(msg: ReflectMessage, f: DescField): MaskNode | null {
  * names each missing field by its JSON path ("message.parts",
  * "message.parts[0].text"). In an AIP-134 update, the resource's fields are
  * checked only where the `update_mask` names them (see walkUpdate).
+ * `complete`, a generated check of the message type, answers first when it
+ * can.
  */
-export function checkRequired(schema: DescMessage, message: Message): void {
+export function checkRequired(schema: DescMessage, message: Message, complete?: (message: Message) => boolean): void {
+  // The generated check (see MessageJsonCodec.complete) reads the same fields by name.
+  if (complete !== undefined && complete(message)) return;
   if (plan(schema) === null) return;
   // Almost every request is complete: find that out by plain property access,
   // and walk again with reflect() and field paths only when something may be missing.

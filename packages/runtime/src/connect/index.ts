@@ -91,7 +91,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       const version = cctx.requestHeader.get("a2a-version")?.trim() || A2A_VERSION_WHEN_MISSING;
       if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);
     }
-    checkRequired(route.input, request);
+    checkRequired(route.input, request, route.json?.input?.complete);
     const t = a2a ? (request as unknown as Record<string, unknown>)["tenant"] : undefined;
     const tenant = typeof t === "string" && t !== "" ? t : undefined;
     const ctx: HandlerContext = {

@@ -34,6 +34,12 @@ export interface MessageJsonCodec<Desc extends DescMessage = DescMessage> {
    * and in every message below, as the A2A profile wants them on the wire.
    */
   write(message: MessageShape<Desc>, required?: boolean): JsonValue | undefined;
+  /**
+   * For a message type with REQUIRED fields at or below it: true when every
+   * one of them is certainly set in `message`, false when one may not be
+   * (checkRequired's walk decides then). Absent for the other types.
+   */
+  readonly complete?: (message: MessageShape<Desc>) => boolean;
 }
 
 export { giveUp };
@@ -47,9 +53,11 @@ export function messageJson<Desc extends DescMessage>(
   typeName: Desc["typeName"],
   read: (json: unknown, depth: number) => MessageShape<Desc>,
   write: (message: unknown, required: boolean) => JsonObject,
+  complete?: (message: MessageShape<Desc>) => boolean,
 ): MessageJsonCodec<Desc> {
   return {
     typeName,
+    ...(complete ? { complete } : {}),
     read(json) {
       try {
         return read(json, 1);

@@ -318,7 +318,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       } catch (e) {
         throw jsonError(method.input, params, e, registry);
       }
-      checkRequired(method.input, message);
+      checkRequired(method.input, message, method.json?.input?.complete);
     } catch (e) {
       return fail(e, method.rpc);
     }

@@ -13,6 +13,7 @@ import {
 import { Code, RpcError, httpStatusFromCode, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { createRouter, type RouteMatch, type Router } from "../router.js";
+import { routeCodecs } from "../codec/message-json.js";
 import { badPath } from "./mount.js";
 
 /** Default request body limit: 4 MiB. */
@@ -485,7 +486,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         { variables: match.variables, query: route.body === "*" ? "" : req.rawQuery, body },
         decodeOptions,
       );
-      checkRequired(route.input, message);
+      checkRequired(route.input, message, routeCodecs(route, decodeOptions)?.input?.complete);
       if (route.streaming === "server") return stream(route, fn, message, ctx, head);
       const result = fn.call(handlers, message, ctx);
       if (result instanceof Promise) {

@@ -43,8 +43,13 @@ function writeGetBookRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeGetBookRequest(m: GetBookRequest): boolean {
+  if (m.name === "") return false;
+  return true;
+}
+
 /** ProtoJSON of acme.library.v1.GetBookRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const GetBookRequestJson: MessageJsonCodec<typeof GetBookRequestSchema> = messageJson("acme.library.v1.GetBookRequest", readGetBookRequest, writeGetBookRequest);
+export const GetBookRequestJson: MessageJsonCodec<typeof GetBookRequestSchema> = messageJson("acme.library.v1.GetBookRequest", readGetBookRequest, writeGetBookRequest, completeGetBookRequest);
 
 function readBook(json: unknown, depth: number): Book {
   const j = jsonObject(json, depth);
@@ -127,8 +132,13 @@ function writeCreateBookRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeCreateBookRequest(m: CreateBookRequest): boolean {
+  if (m.book === undefined) return false;
+  return true;
+}
+
 /** ProtoJSON of acme.library.v1.CreateBookRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const CreateBookRequestJson: MessageJsonCodec<typeof CreateBookRequestSchema> = messageJson("acme.library.v1.CreateBookRequest", readCreateBookRequest, writeCreateBookRequest);
+export const CreateBookRequestJson: MessageJsonCodec<typeof CreateBookRequestSchema> = messageJson("acme.library.v1.CreateBookRequest", readCreateBookRequest, writeCreateBookRequest, completeCreateBookRequest);
 
 function readUpdateBookRequest(json: unknown, depth: number): UpdateBookRequest {
   const j = jsonObject(json, depth);
@@ -442,8 +452,13 @@ function writeMoveBookRequest(value: unknown, r: boolean): JsonObject {
   return j;
 }
 
+function completeMoveBookRequest(m: MoveBookRequest): boolean {
+  if (m.destinationShelf === "") return false;
+  return true;
+}
+
 /** ProtoJSON of acme.library.v1.MoveBookRequest without reflection; what it leaves to protobuf-es comes back `undefined`. */
-export const MoveBookRequestJson: MessageJsonCodec<typeof MoveBookRequestSchema> = messageJson("acme.library.v1.MoveBookRequest", readMoveBookRequest, writeMoveBookRequest);
+export const MoveBookRequestJson: MessageJsonCodec<typeof MoveBookRequestSchema> = messageJson("acme.library.v1.MoveBookRequest", readMoveBookRequest, writeMoveBookRequest, completeMoveBookRequest);
 
 function readRenameShelfRequest(json: unknown, depth: number): RenameShelfRequest {
   const j = jsonObject(json, depth);
