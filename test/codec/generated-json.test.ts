@@ -209,6 +209,13 @@ describe("generated JSON codecs agree with protobuf-es", () => {
     expect(all.length).toBeGreaterThan(100);
     expect(all.filter((d) => codecOf(d) === undefined).map((d) => d.typeName)).toEqual([]);
   });
+  it("read({}) makes what create() makes (requests without a body start from it)", () => {
+    for (const desc of all) {
+      const zero = codecOf(desc)!.read({});
+      expect(zero, desc.typeName).toStrictEqual(create(desc));
+      expect(Object.getPrototypeOf(zero)).toBe(Object.getPrototypeOf(create(desc)));
+    }
+  });
   for (const desc of all) {
     it(desc.typeName, () => {
       fc.assert(
