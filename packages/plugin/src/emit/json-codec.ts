@@ -25,6 +25,13 @@ function messageTypeOf(field: DescField): DescMessage | undefined {
 /** Well-known types: none has a REQUIRED field. */
 const isGoogleProtobuf = (m: DescMessage) => m.typeName.startsWith("google.protobuf.");
 
+/**
+ * A message that protobuf-es writes for the codecs and that is not a
+ * well-known type (one outside proto3): REQUIRED fields may sit below it,
+ * where the generated code does not look.
+ */
+const opaque = (m: DescMessage) => handlingOf(m) === "via" && !isGoogleProtobuf(m);
+
 /** A wrapper in a singular field outside a oneof, which protobuf-es holds unboxed: its JSON rules are protobuf-es's. */
 const unboxedWrapper = (field: DescField & { fieldKind: "message" }) => isWrapperDesc(field.message) && !field.oneof;
 
@@ -295,7 +302,7 @@ class Printer {
   findRequired(messages: readonly DescMessage[]): void {
     const below = (x: DescField) => {
       const t = messageTypeOf(x);
-      return t !== undefined && (this.checked.has(t) || (handlingOf(t) === "via" && !isGoogleProtobuf(t)));
+      return t !== undefined && (this.checked.has(t) || opaque(t));
     };
     // A fixed point: message types may refer to each other in cycles.
     for (let changed = true; changed; ) {
@@ -338,9 +345,9 @@ class Printer {
         else unsure(this.atDefault(field, value));
       }
       const t = messageTypeOf(field);
-      if (t === undefined || !this.checked.has(t) && !(handlingOf(t) === "via" && !isGoogleProtobuf(t))) continue;
-      // Below a message protobuf-es writes, the walk looks.
-      const below = this.checked.has(t) && handlingOf(t) === "generated" ? "complete" + this.name(t) : undefined;
+      if (t === undefined || !(this.checked.has(t) || opaque(t))) continue;
+      // Below an opaque message, the walk looks.
+      const below = this.checked.has(t) ? "complete" + this.name(t) : undefined;
       if (field.oneof) {
         const o = `m.${field.oneof.localName}`;
         unsure(below ? `${o}.case === ${str(field.localName)} && !${below}(${o}.value)` : `${o}.case === ${str(field.localName)}`);
@@ -427,8 +434,7 @@ class Printer {
   private passesRequired(field: DescField): boolean {
     if (field.fieldKind === "list" || field.fieldKind === "map") return true;
     if (field.fieldKind !== "message" || unboxedWrapper(field)) return false;
-    const h = handlingOf(field.message);
-    return h === "generated" || (h === "via" && !isGoogleProtobuf(field.message));
+    return handlingOf(field.message) === "generated" || opaque(field.message);
   }
 
   private implicit(field: DescField): boolean {
@@ -624,7 +630,7 @@ class Printer {
       case "value":
         return [this.kit("writeValue")];
       case "via":
-        return ["(item: unknown", isGoogleProtobuf(m) ? "" : ", r: boolean", ") => ", ...this.viaGuard(m), this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
+        return ["(item: unknown", opaque(m) ? ", r: boolean" : "", ") => ", ...this.viaGuard(m), this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
     }
   }
 
@@ -634,7 +640,7 @@ class Printer {
    * fillRequiredDefaults write the whole value, REQUIRED fields below it included.
    */
   private viaGuard(m: DescMessage): Printable[] {
-    return isGoogleProtobuf(m) ? [] : ["r ? ", this.kit("giveUp"), "() : "];
+    return opaque(m) ? ["r ? ", this.kit("giveUp"), "() : "] : [];
   }
 
   private scalarWriter(t: ScalarType) {

@@ -154,6 +154,17 @@ type Answer = ReturnType<UniversalHandler>;
 
 type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
+/** A matched request on its way to the handler, past routing and the context. */
+interface Call {
+  readonly route: RouteBinding;
+  readonly match: RouteMatch;
+  readonly req: UniversalServerRequest;
+  /** HEAD served as GET: the answer goes without its body. */
+  readonly head: boolean;
+  readonly ctx: ServerContext;
+  readonly fn: AnyHandler;
+}
+
 const sseHeaders: ResponseHeaders = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",
@@ -393,6 +404,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [],
         deadline,
       );
+      const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler };
       if (contextFactory) {
         let extra: unknown;
         try {
@@ -407,50 +419,39 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         } catch (e) {
           return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
         }
-        if (extra instanceof Promise) return afterContext(route, match, req, head, ctx, fn as AnyHandler, extra);
+        if (extra instanceof Promise) return afterContext(c, extra);
         if (extra) Object.assign(ctx, extra);
       }
-      if (route.body !== "") return withBody(route, match, req, head, ctx, fn as AnyHandler);
-      return run(route, match, req, head, ctx, fn as AnyHandler, undefined);
+      return proceed(c);
     } catch (e) {
       return errorResponse(e, route.rpc, ctx?.touchedHeaders());
     }
   }
 
   /** Goes on once an async context factory has settled. */
-  async function afterContext(
-    route: RouteBinding,
-    match: RouteMatch,
-    req: UniversalServerRequest,
-    head: boolean,
-    ctx: ServerContext,
-    fn: AnyHandler,
-    pending: Promise<unknown>,
-  ): Promise<UniversalServerResponse> {
+  async function afterContext(c: Call, pending: Promise<unknown>): Promise<UniversalServerResponse> {
     let extra: unknown;
     try {
       extra = await pending;
     } catch (e) {
-      return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
+      return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders(), "context");
     }
     try {
-      if (extra) Object.assign(ctx, extra);
+      if (extra) Object.assign(c.ctx, extra);
     } catch (e) {
-      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+      return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders());
     }
-    if (route.body !== "") return withBody(route, match, req, head, ctx, fn);
-    return run(route, match, req, head, ctx, fn, undefined);
+    return proceed(c);
+  }
+
+  /** The body first if the route has one, then the call. */
+  function proceed(c: Call): Answer {
+    return c.route.body !== "" ? withBody(c) : run(c, undefined);
   }
 
   /** Reads and parses the request body, then runs the call. */
-  async function withBody(
-    route: RouteBinding,
-    match: RouteMatch,
-    req: UniversalServerRequest,
-    head: boolean,
-    ctx: ServerContext,
-    fn: AnyHandler,
-  ): Promise<UniversalServerResponse> {
+  async function withBody(c: Call): Promise<UniversalServerResponse> {
+    const { route, req, ctx } = c;
     let body: unknown;
     try {
       let text: string;
@@ -467,19 +468,12 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
-    return run(route, match, req, head, ctx, fn, body);
+    return run(c, body);
   }
 
   /** Decodes the request message and calls the handler. */
-  function run(
-    route: RouteBinding,
-    match: RouteMatch,
-    req: UniversalServerRequest,
-    head: boolean,
-    ctx: ServerContext,
-    fn: AnyHandler,
-    body: unknown,
-  ): Answer {
+  function run(c: Call, body: unknown): Answer {
+    const { route, match, req, head, ctx, fn } = c;
     try {
       const message = decodeRequest(
         route,
