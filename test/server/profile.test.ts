@@ -258,6 +258,36 @@ describe("beside the application's own routes", () => {
     }
   });
 
+  test("Fastify: the app's onSend hooks see the JSON text; the type stays exact and the length right", async () => {
+    const seen: unknown[] = [];
+    const s = await start("fastify", { kind: "a2a", handlers: { getTask: () => task } }, {}, "/a2a", {
+      fastify: (app) => {
+        app.addHook("onSend", async (request, _reply, payload) => {
+          seen.push(payload);
+          return request.url.endsWith("/tasks/grow") ? (payload as string).replace('"t1"', '"t1-grown"') : payload;
+        });
+      },
+    });
+    try {
+      for (const [path, id] of [["/tasks/t1", "t1"], ["/tasks/grow", "t1-grown"]] as const) {
+        const res = await fetch(s.url + path, { headers: v });
+        const text = await res.text();
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toBe("application/a2a+json");
+        expect(res.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+        expect(JSON.parse(text).id).toBe(id);
+      }
+      expect(seen).toHaveLength(2);
+      for (const payload of seen) expect(typeof payload).toBe("string");
+      const err = await fetch(s.url + "/tasks/a%zz", { headers: v });
+      expect(err.status).toBe(400);
+      expect(err.headers.get("content-type")).toBe("application/a2a+json");
+      expect(((await err.json()) as StatusJson).error.status).toBe("INVALID_ARGUMENT");
+    } finally {
+      await s.close();
+    }
+  });
+
   test("Fastify without frameworkErrors: a bad escape is still a 400", async () => {
     const s = await start("fastify", { kind: "a2a", handlers: { getTask: () => task } }, {}, "/a2a", undefined, { statusErrors: false });
     try {

