@@ -18,6 +18,15 @@
 // answers that Task in SendMessageResponse; SendStreamingMessage answers EVENTS
 // events per request. The server's own CPU time per request (process.cpuUsage
 // around each run) is steadier than requests per second on a shared machine.
+//
+// Flat out, a server's CPU per request is not only its own work: the slower
+// it answers, the more often the client sleeps between answers and each
+// write pays for waking it, so a small cost shows several times over. Two
+// more figures show by how much:
+// - a yardstick: the floor with SPIN_US (2) µs of busy work added to every
+//   request, run beside the others;
+// - CPU per request at one offered load that every server of the framework
+//   keeps up with (RATE_SHARE, 0.6, of the slowest one's flat-out rate).
 // Targets: adapter CPU/request at least 0.8x the floor's (Express 0.9x),
 // Fastify and Hono at least 8x the SDK, SSE events/s at least 2x the SDK's.
 import { fork } from "node:child_process";
@@ -28,6 +37,8 @@ const CONNECTIONS = 10;
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
 const frameworks = (process.env.BENCH_FRAMEWORKS ?? "express,fastify,hono").split(",");
+const SPIN_US = 2;
+const RATE_SHARE = 0.6;
 
 /** The stored Task, as ProtoJSON (what every server answers for GetTask). */
 const TASK_JSON = {
@@ -67,12 +78,14 @@ async function main() {
       proc.send("cpu");
     });
   /** One bounded run: requests/second and the server's CPU µs per request. */
-  const run = async (server, path, opts = {}, duration = seconds) => {
+  /** One bounded run: requests/second and the server's CPU µs per request; flat out, or at `rate` requests/second. */
+  const run = async (server, path, opts = {}, duration = seconds, rate = undefined) => {
     const before = await cpuOf(server.proc);
-    const r = await autocannon({ url: server.base + path, connections: CONNECTIONS, duration, headers, ...opts });
+    const paced = rate === undefined ? {} : { overallRate: rate };
+    const r = await autocannon({ url: server.base + path, connections: CONNECTIONS, duration, headers, ...opts, ...paced });
     const after = await cpuOf(server.proc);
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${server.name} ${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    return { rps: r.requests.average, cpu: (after - before) / r.requests.total };
+    return { rps: r.requests.total / duration, cpu: (after - before) / r.requests.total };
   };
   const spawn = async (name) => {
     const proc = fork(fileURLToPath(import.meta.url), [], {
@@ -97,13 +110,13 @@ async function main() {
     send: ["/message:send", post],
     sse: ["/message:stream", post],
   };
-  /** Runs every case on every server, round by round, alternating the order. */
-  async function measure(servers, which) {
+  /** Runs every case on every server, round by round, alternating the order; flat out unless `rates` has the case. */
+  async function measure(servers, which, rates = {}) {
     const got = new Map(servers.map((s) => [s, Object.fromEntries(which.map((c) => [c, []]))]));
-    for (const s of servers) for (const c of which) await run(s, ...cases[c], 1); // warm-up
+    for (const s of servers) for (const c of which) await run(s, ...cases[c], 1, rates[c]); // warm-up
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const c of which) for (const s of order) got.get(s)[c].push(await run(s, ...cases[c]));
+      for (const c of which) for (const s of order) got.get(s)[c].push(await run(s, ...cases[c], seconds, rates[c]));
     }
     const out = new Map();
     for (const s of servers) {
@@ -119,10 +132,14 @@ async function main() {
   await stop(sdk);
   const rows = [];
   for (const fw of frameworks) {
-    const servers = [await spawn(`${fw}:adapter`), await spawn(`${fw}:floor`)];
+    const servers = [await spawn(`${fw}:adapter`), await spawn(`${fw}:floor`), await spawn(`${fw}:spin`)];
     const figs = await measure(servers, ["get", "send"]);
+    const rates = {};
+    for (const c of ["get", "send"]) rates[c] = Math.round(RATE_SHARE * Math.min(...servers.map((s) => figs.get(s.name)[c].rps)));
+    const paced = await measure(servers, ["get", "send"], rates);
     const sse = (await measure([servers[0]], ["sse"])).get(`${fw}:adapter`).sse;
-    rows.push({ fw, ours: { ...figs.get(`${fw}:adapter`), sse }, floor: figs.get(`${fw}:floor`) });
+    const fig = (name) => ({ ...figs.get(name), paced: paced.get(name) });
+    rows.push({ fw, ours: { ...fig(`${fw}:adapter`), sse }, floor: fig(`${fw}:floor`), spin: fig(`${fw}:spin`), rates });
     for (const s of servers) await stop(s);
   }
 
@@ -133,21 +150,23 @@ async function main() {
     `node ${process.version}; median of ${rounds} alternating ${seconds} s runs, ${CONNECTIONS} connections, loopback; ` +
       `SDK = @a2a-js/sdk 1.3.0 restHandler (Express)`,
   );
-  console.log("\nGetTask, server CPU µs per request (floor/ours and SDK/ours: higher is better for us)");
-  console.log("framework     ours  floor floor/ours    SDK  SDK/ours   |  req/s ours   floor     SDK");
-  for (const r of rows) {
-    const o = r.ours.get, f = r.floor.get, s = sdkFig.get;
-    console.log(
-      `${r.fw.padEnd(9)} ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)} ${us(s.cpu)}   ${x(s.cpu / o.cpu)}   |  ${n(o.rps, 10)} ${n(f.rps)} ${n(s.rps)}`,
-    );
-  }
-  console.log("\nSendMessage, server CPU µs per request");
-  console.log("framework     ours  floor floor/ours    SDK  SDK/ours   |  req/s ours   floor     SDK");
-  for (const r of rows) {
-    const o = r.ours.send, f = r.floor.send, s = sdkFig.send;
-    console.log(
-      `${r.fw.padEnd(9)} ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)} ${us(s.cpu)}   ${x(s.cpu / o.cpu)}   |  ${n(o.rps, 10)} ${n(f.rps)} ${n(s.rps)}`,
-    );
+  const title = { get: "GetTask", send: "SendMessage" };
+  for (const c of ["get", "send"]) {
+    console.log(`\n${title[c]}, flat out: server CPU µs per request (floor/ours and SDK/ours: higher is better for us)`);
+    console.log(`framework     ours  floor floor/ours    SDK  SDK/ours   | floor+${SPIN_US} µs  floor/it |  req/s ours   floor     SDK`);
+    for (const r of rows) {
+      const o = r.ours[c], f = r.floor[c], p = r.spin[c], s = sdkFig[c];
+      console.log(
+        `${r.fw.padEnd(9)} ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)} ${us(s.cpu)}   ${x(s.cpu / o.cpu)}   |    ${us(p.cpu)}    ${x(f.cpu / p.cpu)} |  ${n(o.rps, 10)} ${n(f.rps)} ${n(s.rps)}`,
+      );
+    }
+    console.log(`${title[c]}, at one offered load (${RATE_SHARE} of the slowest one's flat-out rate): server CPU µs per request`);
+    console.log(`framework   req/s     ours  floor floor/ours   | floor+${SPIN_US} µs  floor/it`);
+    for (const r of rows) {
+      const o = r.ours.paced[c], f = r.floor.paced[c], p = r.spin.paced[c];
+      const behind = [o, f, p].some((g) => g.rps < 0.97 * r.rates[c]) ? "  (a server fell behind the load)" : "";
+      console.log(`${r.fw.padEnd(9)} ${n(r.rates[c], 7)}  ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)}   |    ${us(p.cpu)}    ${x(f.cpu / p.cpu)}${behind}`);
+    }
   }
   console.log(`\nSendStreamingMessage, ${EVENTS} events per request: events/s (ours/SDK), server CPU µs per event`);
   for (const r of rows) {
@@ -191,9 +210,20 @@ async function ourServer(fw, mode) {
   // The floor holds the JSON and stringifies it per request.
   const json = new Map([["task-1", TASK_JSON]]);
   const type = "application/a2a+json";
-  const taskJson = (id) => JSON.stringify(json.get(id));
+  // The yardstick: the floor plus SPIN_US µs of busy work a request.
+  const spinNs = mode === "spin" ? BigInt(SPIN_US * 1000) : 0n;
+  const spin = () => {
+    if (spinNs === 0n) return;
+    const start = process.hrtime.bigint();
+    while (process.hrtime.bigint() - start < spinNs);
+  };
+  const taskJson = (id) => {
+    spin();
+    return JSON.stringify(json.get(id));
+  };
   const sendJson = (body) => {
     void body?.message?.messageId;
+    spin();
     return JSON.stringify({ task: json.get("task-1") });
   };
   if (fw === "express") {
