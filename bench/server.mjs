@@ -77,7 +77,6 @@ async function main() {
       proc.once("message", (m) => resolve(m.cpu));
       proc.send("cpu");
     });
-  /** One bounded run: requests/second and the server's CPU µs per request. */
   /** One bounded run: requests/second and the server's CPU µs per request; flat out, or at `rate` requests/second. */
   const run = async (server, path, opts = {}, duration = seconds, rate = undefined) => {
     const before = await cpuOf(server.proc);
@@ -211,12 +210,13 @@ async function ourServer(fw, mode) {
   const json = new Map([["task-1", TASK_JSON]]);
   const type = "application/a2a+json";
   // The yardstick: the floor plus SPIN_US µs of busy work a request.
-  const spinNs = mode === "spin" ? BigInt(SPIN_US * 1000) : 0n;
-  const spin = () => {
-    if (spinNs === 0n) return;
-    const start = process.hrtime.bigint();
-    while (process.hrtime.bigint() - start < spinNs);
-  };
+  const spin =
+    mode === "spin"
+      ? () => {
+          const until = process.hrtime.bigint() + BigInt(SPIN_US * 1000);
+          while (process.hrtime.bigint() < until);
+        }
+      : () => {};
   const taskJson = (id) => {
     spin();
     return JSON.stringify(json.get(id));
