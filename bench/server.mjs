@@ -18,6 +18,11 @@
 // answers that Task in SendMessageResponse; SendStreamingMessage answers EVENTS
 // events per request. The server's own CPU time per request (process.cpuUsage
 // around each run) is steadier than requests per second on a shared machine.
+// Where `taskset` works and there are two CPUs or more, the servers run on
+// the last CPU and autocannon on the first (BENCH_PIN=0 turns that off):
+// unpinned, the scheduler moves both between the two cores of these
+// machines, and the same server read 31 to 53 µs a GetTask in runs a minute
+// apart; pinned, 27 to 30.
 //
 // Flat out, a server's CPU per request is not only its own work: the slower
 // it answers, the more often the client sleeps between answers and each
@@ -29,7 +34,8 @@
 //   keeps up with (RATE_SHARE, 0.6, of the slowest one's flat-out rate).
 // Targets: adapter CPU/request at least 0.8x the floor's (Express 0.9x),
 // Fastify and Hono at least 8x the SDK, SSE events/s at least 2x the SDK's.
-import { fork } from "node:child_process";
+import { fork, spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const EVENTS = 50;
@@ -72,6 +78,8 @@ async function main() {
   });
   const headers = { "a2a-version": "1.0", "content-type": "application/json" };
   const post = { method: "POST", body: send };
+  const cpus = availableParallelism();
+  const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
   const cpuOf = (proc) =>
     new Promise((resolve) => {
       proc.once("message", (m) => resolve(m.cpu));
@@ -96,6 +104,7 @@ async function main() {
       proc.once("message", resolve);
       proc.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
     });
+    if (pinned && !pin(proc.pid, cpus - 1)) throw new Error(`${name}: taskset could not pin the server`);
     return { name, proc, base: `http://127.0.0.1:${port}/a2a` };
   };
   const stop = async (server) => {
@@ -147,7 +156,8 @@ async function main() {
   const x = (r) => `${r.toFixed(2)}x`.padStart(6);
   console.log(
     `node ${process.version}; median of ${rounds} alternating ${seconds} s runs, ${CONNECTIONS} connections, loopback; ` +
-      `SDK = @a2a-js/sdk 1.3.0 restHandler (Express)`,
+      `SDK = @a2a-js/sdk 1.3.0 restHandler (Express); ` +
+      (pinned ? `servers on CPU ${cpus - 1}, autocannon on CPU 0` : "not pinned to CPUs"),
   );
   const title = { get: "GetTask", send: "SendMessage" };
   for (const c of ["get", "send"]) {
@@ -174,6 +184,12 @@ async function main() {
       `${r.fw.padEnd(9)} ${n(o.rps * EVENTS, 9)} / ${n(s.rps * EVENTS, 9)} (${x(o.rps / s.rps)})   CPU ${(o.cpu / EVENTS).toFixed(2)} / ${(s.cpu / EVENTS).toFixed(2)} µs`,
     );
   }
+}
+
+/** Binds a process and all its threads to one CPU; false where taskset is missing or refuses. */
+function pin(pid, cpu) {
+  const r = spawnSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
+  return r.status === 0;
 }
 
 async function child(which) {
