@@ -23,7 +23,7 @@ import { checkRequired, decodeRequest, encodeResponse } from "../../packages/run
 import { fillRequiredDefaults, requiredViolations } from "../../packages/runtime/src/codec/required.js";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
 import { a2a } from "./helpers.js";
-import { readLenient, writeMessage } from "../../packages/runtime/src/codec/message-json.js";
+import { readLenient, writeMessage, writeResult } from "../../packages/runtime/src/codec/message-json.js";
 import { readTimestamp, writeTimestamp, type MessageJsonCodec } from "../../packages/runtime/src/json/index.js";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import * as a2aJson from "../../gen/a2a_http_json.js";
@@ -202,6 +202,29 @@ function damage(json: unknown, rnd: () => number, desc: DescMessage): unknown {
   return walk(json);
 }
 
+/**
+ * `msg` as an init shape: `$typeName` dropped at every level (below the
+ * top, a message is left whole at random, with probability 1/4), and with
+ * probability `damage` per key, the key left out or set to null or undefined.
+ */
+function initShape(msg: unknown, rnd: () => number, damage: number): unknown {
+  const walk = (v: unknown, top: boolean): unknown => {
+    if (v === null || typeof v !== "object" || v instanceof Uint8Array) return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, false));
+    if (!top && "$typeName" in v && rnd() < 0.25) return v;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      if (k === "$typeName") continue;
+      const r = rnd();
+      if (r < damage / 3) continue;
+      out[k] = r < (damage * 2) / 3 ? null : r < damage ? undefined : walk(x, false);
+    }
+    return out;
+  };
+  return walk(msg, true);
+}
+
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 
 describe("generated JSON codecs agree with protobuf-es", () => {
@@ -254,6 +277,42 @@ describe("generated JSON codecs agree with protobuf-es", () => {
       );
     });
   }
+  for (const desc of all) {
+    it(`${desc.typeName}: an init shape is written as create() would make it`, () => {
+      fc.assert(
+        fc.property(message(desc, 3), fc.integer(), fc.boolean(), (msg, seed, required) => {
+          let s = seed >>> 0;
+          const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+          const init = initShape(msg, rnd, seed % 3 === 0 ? 0 : 0.1);
+          const want = outcome(() => {
+            const m = create(desc, init as never);
+            const j = toJson(desc, m);
+            if (required) fillRequiredDefaults(desc, m, j);
+            return JSON.stringify(j);
+          });
+          expect(outcome(() => JSON.stringify(writeResult(desc, codecOf(desc), init, required)))).toEqual(want);
+          // The codec alone: the same, or left to create() (undefined).
+          const direct = outcome(() => codecOf(desc)!.write(init as never, required));
+          if ("ok" in direct && direct.ok !== undefined) expect({ ok: JSON.stringify(direct.ok) }).toEqual(want);
+        }),
+        { numRuns: runs },
+      );
+    });
+  }
+  it("a handler's usual init shapes are written without create()", () => {
+    const taskDesc = all.find((m) => m.typeName === "lf.a2a.v1.Task")!;
+    const task = fromJson(taskDesc, { id: "t1", status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-02T03:04:05.123Z" }, history: [{ messageId: "m", parts: [{ text: "hi" }] }] });
+    const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageResponse")!;
+    const init = { payload: { case: "task", value: task } };
+    expect(codecOf(send)!.write(init as never, true)).toEqual({ task: codecOf(taskDesc)!.write(task as never, true) });
+    // All of a Task given, nothing as a message: written too.
+    const plain = initShape(task, () => 1, 0) as Record<string, unknown>;
+    expect(plain["$typeName"]).toBeUndefined();
+    expect(JSON.stringify(codecOf(taskDesc)!.write(plain as never))).toBe(JSON.stringify(toJson(taskDesc, task)));
+    // A field left out is create()'s to fill: the codec gives up.
+    expect(codecOf(taskDesc)!.write({ ...plain, contextId: undefined } as never)).toBeUndefined();
+    expect(codecOf(taskDesc)!.write([] as never)).toBeUndefined();
+  });
   it("A2A's usual messages take the generated path, not protobuf-es", () => {
     const task = {
       id: "t1",

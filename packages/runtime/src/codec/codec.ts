@@ -14,7 +14,7 @@ import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
 import type { MessageJsonCodec } from "../json/index.js";
 import { messageFromJson } from "./json.js";
-import { routeCodecs, writeMessage, type JsonCodec } from "./message-json.js";
+import { routeCodecs, writeResult, type JsonCodec } from "./message-json.js";
 import { fieldByName, quote } from "./names.js";
 import { fieldConverter, messageConverter, ValueError, type Converter, type FieldValue } from "./values.js";
 
@@ -368,14 +368,16 @@ function responseField(route: RouteBinding): DescField | null {
 }
 
 /**
- * The response JSON for `message` (the route's output type): its ProtoJSON,
- * or with `response_body` only that field's JSON (its default value when it
- * is unset: "" / 0 / false / [] / {}). google.protobuf.Empty is `{}`.
+ * The response JSON for `result`, a message of the route's output type or
+ * its init shape: its ProtoJSON, or with `response_body` only that field's
+ * JSON (its default value when it is unset: "" / 0 / false / [] / {}).
+ * google.protobuf.Empty is `{}`.
  */
-export function encodeResponse(route: RouteBinding, message: Message, options?: EncodeOptions): unknown {
+export function encodeResponse(route: RouteBinding, result: unknown, options?: EncodeOptions): unknown {
   const schema = route.output;
   const f = responseField(route);
-  if (f === null) return writeMessage(schema, routeCodecs(route, options)?.output, message, options?.emitRequired === true, options?.registry);
+  if (f === null) return writeResult(schema, routeCodecs(route, options)?.output, result, options?.emitRequired === true, options?.registry);
+  const message = create(schema, result as never);
   const opts = options?.registry ? { registry: options.registry } : undefined;
   // Copy the one field into an empty message and convert that, so only that
   // field is converted.

@@ -1,7 +1,7 @@
 // A message's ProtoJSON through its generated codec when there is one, with
 // protobuf-es for the rest: what the codec leaves (`undefined`) is
 // protobuf-es's to answer, errors included.
-import { fromJson, toJson, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
+import { create, fromJson, toJson, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import type { MessageJsonCodec } from "../json/index.js";
 import type { RouteBinding } from "../route-binding.js";
 import { fillRequiredDefaults } from "./required.js";
@@ -46,4 +46,26 @@ export function writeMessage(
   const json = toJson(desc, message, registry ? { registry } : undefined);
   if (emitRequired) fillRequiredDefaults(desc, message, json);
   return json;
+}
+
+/**
+ * `writeMessage` of `create(desc, value)`: what a handler returned, a
+ * message or its init shape. The codec is tried on the value itself first,
+ * which spares create() wherever the codec can write it (see messageOf in
+ * a2a-http/json).
+ */
+export function writeResult(
+  desc: DescMessage,
+  codec: MessageJsonCodec | undefined,
+  value: unknown,
+  emitRequired = false,
+  registry?: Registry,
+): JsonValue {
+  if (codec !== undefined) {
+    const written = codec.write(value as Message, emitRequired);
+    if (written !== undefined) return written;
+    // Given up: a message goes to protobuf-es, an init shape to create() and then the codec once more.
+    if ((value as Message | null)?.$typeName === desc.typeName) codec = undefined;
+  }
+  return writeMessage(desc, codec, create(desc, value as never), emitRequired, registry);
 }

@@ -28,7 +28,8 @@ export interface MessageJsonCodec<Desc extends DescMessage = DescMessage> {
   readonly read: (json: unknown) => MessageShape<Desc> | undefined;
   /**
    * `toJson(desc, message)` of a message of this type, or `undefined` where
-   * that is left to protobuf-es. With `required`, fields marked
+   * that is left to protobuf-es; also `toJson(desc, create(desc, init))` of
+   * an init shape that holds all its fields (see messageOf). With `required`, fields marked
    * `(google.api.field_behavior) = REQUIRED` that hold their default are
    * written too (`""`, `0`, `false`, `[]`, `{}`, the enum's zero name), here
    * and in every message below, as the A2A profile wants them on the wire.
@@ -83,9 +84,18 @@ export function jsonObject(json: unknown, depth: number): Readonly<Obj> {
   return json as Obj;
 }
 
-/** The message in a field, checked to be of the type the writer is for. */
+/**
+ * The message in a field, checked to be of the type the writer is for; or an
+ * init shape (an object without `$typeName`), which is written as create()
+ * would make it. Read field by field as a message, an init shape gets
+ * through only where it holds every field as create() would leave it (a
+ * missing or null field is not a field's value, so it gives up): a
+ * handler's `{ payload: { case: "task", value: task } }` is written without
+ * create(), and any other init shape goes through create() first.
+ */
 export function messageOf<T extends Message>(value: unknown, typeName: T["$typeName"]): T {
-  if ((value as Message | null)?.$typeName !== typeName) giveUp();
+  const t = (value as Message | null)?.$typeName;
+  if (t !== typeName && (t !== undefined || typeof value !== "object" || value === null || Array.isArray(value))) giveUp();
   return value as T;
 }
 

@@ -26,7 +26,9 @@ export function readTimestamp(json: unknown): Timestamp {
 }
 
 export function writeTimestamp(value: unknown): string {
-  if ((value as Obj | null)?.["$typeName"] !== "google.protobuf.Timestamp") giveUp();
+  const t = (value as Obj | null)?.["$typeName"];
+  // An init shape too (no $typeName): it has to give both fields, as a Timestamp does.
+  if (t !== "google.protobuf.Timestamp" && (t !== undefined || typeof value !== "object" || value === null)) giveUp();
   const { seconds, nanos } = value as { seconds: unknown; nanos: unknown };
   if (typeof seconds !== "bigint" || typeof nanos !== "number" || !Number.isInteger(nanos)) giveUp();
   const s = Number(seconds);

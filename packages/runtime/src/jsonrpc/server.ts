@@ -13,7 +13,7 @@ import {
 } from "../a2a.js";
 import { checkRequired } from "../codec/required.js";
 import { findForbiddenKey, jsonError } from "../codec/json.js";
-import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
+import { readLenient, routeCodecs, writeResult } from "../codec/message-json.js";
 import type { MessageJsonCodec } from "../json/index.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
@@ -365,8 +365,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   }
 
   function encode(method: JsonRpcMethod, value: unknown): unknown {
-    const msg = create(method.output, value as never);
-    return writeMessage(method.output, method.json?.output, msg, a2a);
+    return writeResult(method.output, method.json?.output, value, a2a);
   }
 
   async function startStream(method: JsonRpcMethod, fn: AnyHandler, message: Message, ctx: ServerContext, id: Id): Promise<Outcome> {

@@ -1,4 +1,4 @@
-import { create, type Message } from "@bufbuild/protobuf";
+import type { Message } from "@bufbuild/protobuf";
 import { checkRequired, decodeRequest, encodeResponse, parseJsonBody, type JsonCodec } from "../codec/index.js";
 import {
   A2A_DEFAULT_VERSIONS,
@@ -497,7 +497,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
 
   function unaryAnswer(route: RouteBinding, ctx: ServerContext, result: unknown): UniversalServerResponse {
     try {
-      const json = JSON.stringify(encodeResponse(route, create(route.output, result as never), encodeOptions));
+      const json = JSON.stringify(encodeResponse(route, result, encodeOptions));
       return { status: 200, headers: merge(jsonHeaders, ctx.touchedHeaders()), body: json };
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
@@ -538,7 +538,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
     const encode = (value: unknown) =>
-      "data: " + JSON.stringify(encodeResponse(route, create(route.output, value as never), encodeOptions)) + "\n\n";
+      "data: " + JSON.stringify(encodeResponse(route, value, encodeOptions)) + "\n\n";
     let firstChunk: string | undefined;
     if (!first.done) {
       try {
