@@ -15,7 +15,7 @@
  */
 import { fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Message, type MessageShape } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
-import { GIVE_UP, giveUp, type Obj } from "./give-up.js";
+import { GIVE_UP, giveUp, messageOf, type Obj } from "./give-up.js";
 
 /** A message type's generated ProtoJSON codec. */
 export interface MessageJsonCodec<Desc extends DescMessage = DescMessage> {
@@ -43,7 +43,7 @@ export interface MessageJsonCodec<Desc extends DescMessage = DescMessage> {
   readonly complete?: (message: MessageShape<Desc>) => boolean;
 }
 
-export { giveUp };
+export { giveUp, messageOf };
 
 /** Below protobuf-es's recursion limit (100), so that its error is the one that shows. */
 const MAX_DEPTH = 64;
@@ -82,21 +82,6 @@ export function messageJson<Desc extends DescMessage>(
 export function jsonObject(json: unknown, depth: number): Readonly<Obj> {
   if (json === null || typeof json !== "object" || Array.isArray(json) || depth > MAX_DEPTH) giveUp();
   return json as Obj;
-}
-
-/**
- * The message in a field, checked to be of the type the writer is for; or an
- * init shape (an object without `$typeName`), which is written as create()
- * would make it. Read field by field as a message, an init shape gets
- * through only where it holds every field as create() would leave it (a
- * missing or null field is not a field's value, so it gives up): a
- * handler's `{ payload: { case: "task", value: task } }` is written without
- * create(), and any other init shape goes through create() first.
- */
-export function messageOf<T extends Message>(value: unknown, typeName: T["$typeName"]): T {
-  const t = (value as Message | null)?.$typeName;
-  if (t !== typeName && (t !== undefined || typeof value !== "object" || value === null || Array.isArray(value))) giveUp();
-  return value as T;
 }
 
 // Scalars, read. int64 and float have range and form rules (strings,

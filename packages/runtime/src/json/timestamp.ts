@@ -2,7 +2,7 @@
 // 0, 3, 6 or 9 fractional digits and read with 0 to 9 and an offset, as
 // protobuf-es does.
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { giveUp, type Obj } from "./give-up.js";
+import { giveUp, messageOf } from "./give-up.js";
 
 const MIN_SECONDS = Date.parse("0001-01-01T00:00:00Z") / 1000;
 const MAX_SECONDS = Date.parse("9999-12-31T23:59:59Z") / 1000;
@@ -26,10 +26,8 @@ export function readTimestamp(json: unknown): Timestamp {
 }
 
 export function writeTimestamp(value: unknown): string {
-  const t = (value as Obj | null)?.["$typeName"];
-  // An init shape too (no $typeName): it has to give both fields, as a Timestamp does.
-  if (t !== "google.protobuf.Timestamp" && (t !== undefined || typeof value !== "object" || value === null)) giveUp();
-  const { seconds, nanos } = value as { seconds: unknown; nanos: unknown };
+  // An init shape too: it has to give both fields, as a Timestamp does.
+  const { seconds, nanos } = messageOf<Timestamp>(value, "google.protobuf.Timestamp") as { seconds: unknown; nanos: unknown };
   if (typeof seconds !== "bigint" || typeof nanos !== "number" || !Number.isInteger(nanos)) giveUp();
   const s = Number(seconds);
   if (s < MIN_SECONDS || s > MAX_SECONDS || (nanos as number) < 0 || (nanos as number) > 999_999_999) giveUp();
