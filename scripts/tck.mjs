@@ -1,0 +1,297 @@
+#!/usr/bin/env node
+// Runs the A2A conformance suite (a2a-tck, ../shared/tck/run.sh) against the
+// example server on each framework: one agent per framework for the
+// transports, then a second agent with the restricted card (streaming, push
+// and extended card off, a required extension) for the capability-gated tests
+// (../shared/tck/README.md, "Capabilities and the second card").
+//
+//   node scripts/tck.mjs [--framework express,fastify,hono] [--transport http_json,jsonrpc,grpc,restricted]
+//                        [--agent conformance] [--restricted-agent conformance-restricted]
+//                        [--out tck-out] [--verbose]
+//
+// Each agent is `tsx example/server.ts --agent NAME --framework F --port P
+// --grpc-port G --host 127.0.0.1` on two free ports; its output goes to
+// OUT/F/agent.log (agent-restricted.log). run.sh writes its reports to
+// OUT/F/<transport> (OUT/F/restricted). The runs are sequential: the TCK is
+// timing-sensitive. Exit status: 0 when every run passed but for KNOWN.md,
+// 2 when a run broke (run.sh exited 2, or an agent did not start), else 1.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const runSh = path.resolve(root, "../shared/tck/run.sh");
+const tsx = path.join(root, "node_modules/.bin/tsx");
+const host = "127.0.0.1";
+const cardPath = "/.well-known/agent-card.json";
+const frameworks = ["express", "fastify", "hono"];
+const transports = ["http_json", "jsonrpc", "grpc", "restricted"];
+// The gated tests of the restricted card; every other SendMessage fails against it.
+const restrictedFilter = "not_supported or unsupported_operation or required_extension";
+
+const usage = `usage: node scripts/tck.mjs [options]   (npm run tck -- [options])
+
+Runs ../shared/tck/run.sh against example/server.ts on each framework.
+
+  --framework F         express, fastify, hono; comma-separated or repeated (default: all)
+  --transport T         http_json, jsonrpc, grpc, restricted; comma-separated or
+                        repeated (default: all). "restricted" is the run of the
+                        capability-gated tests (--transport all, -k "${restrictedFilter}")
+                        against the second agent
+  --agent NAME          passed to the server as --agent (default conformance;
+                        '' passes no --agent)
+  --restricted-agent NAME
+                        the second agent's --agent (default conformance-restricted;
+                        '' passes no --agent)
+  --out DIR             reports and agent logs (default tck-out, under the repo root)
+  --verbose             show run.sh's whole output, not only its last line and FAIL lines`;
+
+function fail(message) {
+  console.error(`tck: ${message}`);
+  process.exit(2);
+}
+
+let opts;
+try {
+  ({ values: opts } = parseArgs({
+    options: {
+      framework: { type: "string", multiple: true },
+      transport: { type: "string", multiple: true },
+      agent: { type: "string", default: "conformance" },
+      "restricted-agent": { type: "string", default: "conformance-restricted" },
+      out: { type: "string", default: "tck-out" },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }));
+} catch (e) {
+  fail(`${e.message}\n${usage}`);
+}
+if (opts.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const pick = (given, all, flag) => {
+  if (!given) return all;
+  const names = given.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  for (const n of names) if (!all.includes(n)) fail(`unknown ${flag} "${n}"; choose from ${all.join(", ")}`);
+  return all.filter((n) => names.includes(n)); // the usual order, once each
+};
+const pickedFrameworks = pick(opts.framework, frameworks, "--framework");
+const pickedTransports = pick(opts.transport, transports, "--transport");
+const outDir = path.resolve(root, opts.out);
+
+if (!existsSync(runSh)) {
+  fail(`no TCK at ${runSh}: it is expected in ../shared/tck beside the repository (${root}); see its README.md`);
+}
+if (!existsSync(tsx)) fail(`no ${tsx}: run npm ci first`);
+
+// --- processes this script started, stopped on every way out ---------------
+const children = new Set();
+/** Spawns in its own process group, so that Ctrl-C reaches this script, which then stops it in order. */
+function start(cmd, args, stdio) {
+  const child = spawn(cmd, args, { cwd: root, stdio, detached: true });
+  const exited = new Promise((ok) => {
+    child.once("exit", (code, signal) => ok({ code, signal }));
+    child.once("error", (e) => ok({ code: null, signal: null, error: e })); // did not start
+  });
+  const proc = { child, exited };
+  children.add(proc);
+  void exited.then(() => children.delete(proc));
+  return proc;
+}
+/** SIGTERM to the pid; after 5 s, SIGKILL to its process group (tsx runs node under it). */
+async function stop(proc) {
+  const { child, exited } = proc;
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  try {
+    process.kill(child.pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const timer = new Promise((ok) => setTimeout(ok, 5000, "timeout"));
+  if ((await Promise.race([exited, timer])) === "timeout") {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+    await exited;
+  }
+}
+let interrupted = false;
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(sig, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\ntck: ${sig}: stopping the TCK and the agent`);
+    void Promise.all([...children].map(stop)).then(() => process.exit(130));
+  });
+}
+// Last resort (an exception): nothing this script started outlives it.
+process.on("exit", () => {
+  for (const { child } of children) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  }
+});
+
+/** Two distinct free ports on 127.0.0.1 (held together while picking, so they differ). */
+async function freePorts(n) {
+  const servers = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const s = net.createServer();
+      servers.push(s);
+      await new Promise((ok, no) => s.once("error", no).listen(0, host, () => ok()));
+    }
+    return servers.map((s) => s.address().port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((ok) => s.close(() => ok()))));
+  }
+}
+
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+const tail = (file, n) => {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-n).join("\n");
+  } catch {
+    return "";
+  }
+};
+
+/** Starts the example server with its card answering, or throws; retries when a port was taken meanwhile. */
+async function startAgent(framework, agent, logFile) {
+  for (let attempt = 1; ; attempt++) {
+    const [port, grpcPort] = await freePorts(2);
+    const args = ["example/server.ts", ...(agent ? ["--agent", agent] : [])];
+    args.push("--framework", framework, "--port", String(port), "--grpc-port", String(grpcPort), "--host", host);
+    const fd = openSync(logFile, "w");
+    const proc = start(tsx, args, ["ignore", fd, fd]);
+    closeSync(fd);
+    const url = `http://${host}:${port}`;
+    let exit;
+    void proc.exited.then((e) => (exit = e));
+    const deadline = Date.now() + 60_000; // tsx compiles on the first start
+    while (!exit && !interrupted && Date.now() < deadline) {
+      try {
+        const res = await fetch(url + cardPath, { signal: AbortSignal.timeout(2000) });
+        await res.arrayBuffer();
+        if (res.ok) return { proc, url, port, grpcPort, args };
+      } catch {}
+      await sleep(200);
+    }
+    await stop(proc);
+    if (interrupted) throw new Error("interrupted");
+    const log = tail(logFile, 15);
+    if (exit && /EADDRINUSE/.test(log) && attempt < 3) continue;
+    throw new Error(
+      `${exit ? `the agent exited (${exit.signal ?? `status ${exit.code}`})` : "no agent card within 60 s"}: ` +
+        `tsx ${args.join(" ")}\n${log.replace(/^/gm, "    ")}`,
+    );
+  }
+}
+
+/** One run.sh; its output goes to DIR/run.log, and to the console with --verbose. */
+async function runTck(url, transport, dir, extra) {
+  mkdirSync(dir, { recursive: true });
+  const args = ["--url", url, "--transport", transport, "--out", dir, ...(extra.length ? ["--", ...extra] : [])];
+  const started = Date.now();
+  const proc = start(runSh, args, ["ignore", "pipe", "pipe"]);
+  let output = "";
+  for (const stream of [proc.child.stdout, proc.child.stderr]) {
+    stream.setEncoding("utf8");
+    stream.on("data", (s) => {
+      output += s;
+      if (opts.verbose) process.stdout.write(s);
+    });
+  }
+  const { code, signal } = await proc.exited;
+  const seconds = (Date.now() - started) / 1000;
+  const lines = output.trimEnd().split("\n");
+  const summary = [...lines].reverse().find((l) => l.startsWith("tck ")) ?? "";
+  const counts = summary.match(/: (\d+) passed, (\d+) failed \((\d+) known\), (\d+) skipped/);
+  return {
+    status: code ?? 2,
+    signal,
+    seconds,
+    summary,
+    counts: counts && { passed: +counts[1], failed: +counts[2], known: +counts[3], skipped: +counts[4] },
+    fails: lines.filter((l) => /^\s+FAIL /.test(l)),
+    lines,
+  };
+}
+
+function report(framework, name, r) {
+  const head = `${framework} ${name}: ${r.summary || "(no summary)"}  [exit ${r.status}, ${r.seconds.toFixed(1)} s]`;
+  console.log(head);
+  if (opts.verbose) return;
+  if (r.status === 1) for (const l of r.fails) console.log(`  ${l.trim()}`);
+  if (r.status !== 0 && r.status !== 1) {
+    // run.sh broke: its own messages say why.
+    const why = r.lines.filter((l) => l.startsWith("run.sh:") || !r.summary).slice(-10);
+    for (const l of why) console.log(`  ${l}`);
+  }
+}
+
+// --- the runs ---------------------------------------------------------------
+const results = []; // { framework, run, status, seconds, counts }
+const t0 = Date.now();
+for (const framework of pickedFrameworks) {
+  const dir = path.join(outDir, framework);
+  mkdirSync(dir, { recursive: true });
+  const plan = [];
+  const normal = pickedTransports.filter((t) => t !== "restricted");
+  if (normal.length) plan.push({ agent: opts.agent, log: "agent.log", runs: normal.map((t) => ({ name: t, transport: t, extra: [] })) });
+  if (pickedTransports.includes("restricted")) {
+    plan.push({
+      agent: opts["restricted-agent"],
+      log: "agent-restricted.log",
+      runs: [{ name: "restricted", transport: "all", extra: ["-k", restrictedFilter] }],
+    });
+  }
+  for (const step of plan) {
+    if (interrupted) break;
+    let agent;
+    try {
+      agent = await startAgent(framework, step.agent, path.join(dir, step.log));
+      console.log(`${framework}: agent${step.agent ? ` ${step.agent}` : ""} on ${agent.url} (gRPC ${host}:${agent.grpcPort})`);
+      for (const run of step.runs) {
+        if (interrupted) break;
+        const r = await runTck(agent.url, run.transport, path.join(dir, run.name), run.extra);
+        if (interrupted) break;
+        report(framework, run.name, r);
+        results.push({ framework, run: run.name, ...r });
+      }
+    } catch (e) {
+      if (interrupted) break;
+      console.log(`${framework}: the agent${step.agent ? ` ${step.agent}` : ""} did not start: ${e.message}`);
+      for (const run of step.runs) results.push({ framework, run: run.name, status: 2, seconds: 0, summary: "agent did not start" });
+    } finally {
+      if (agent) await stop(agent.proc);
+    }
+  }
+}
+if (interrupted) await new Promise(() => {}); // the signal handler exits
+
+// --- the table ------------------------------------------------------------
+const rows = [["framework", "run", "passed", "failed", "known", "skipped", "exit", "seconds"]];
+for (const r of results) {
+  const c = r.counts;
+  rows.push([r.framework, r.run, c?.passed ?? "-", c?.failed ?? "-", c?.known ?? "-", c?.skipped ?? "-", r.status, r.seconds.toFixed(1)]);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => String(row[i]).length)));
+console.log("");
+for (const [i, row] of rows.entries()) {
+  console.log(row.map((v, j) => (j < 2 ? String(v).padEnd(widths[j]) : String(v).padStart(widths[j]))).join("  ").trimEnd());
+  if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
+}
+const broken = results.filter((r) => r.status !== 0 && r.status !== 1).length;
+const failing = results.filter((r) => r.status === 1).length;
+console.log(
+  `\ntck: ${results.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s: ${results.length - broken - failing} clean, ` +
+    `${failing} with failures outside KNOWN.md, ${broken} broken; reports in ${outDir.startsWith(root + path.sep) ? path.relative(root, outDir) : outDir}/`,
+);
+process.exit(broken ? 2 : failing ? 1 : 0);
