@@ -21,7 +21,7 @@ import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { fastifyFrameworkErrors } from "a2a-http";
+import { agentCardExpress, agentCardFastify, agentCardHono, fastifyFrameworkErrors } from "a2a-http";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
@@ -110,7 +110,7 @@ export async function startExampleAgent(options: {
     switch (options.framework) {
       case "express": {
         const app = express();
-        app.get(cardPath, (_req, res) => void res.json(card()));
+        app.get(cardPath, agentCardExpress(card));
         app.use((req, res, next) => {
           const a = req.method === "GET" ? docsAnswer(req.path, url) : undefined;
           if (a === undefined) return next();
@@ -133,7 +133,7 @@ export async function startExampleAgent(options: {
       case "fastify": {
         // Without frameworkErrors, Fastify answers a malformed URL with its own body.
         const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
-        app.get(cardPath, async () => card());
+        app.get(cardPath, agentCardFastify(card));
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, async (req, reply) => {
             const a = docsAnswer(req.url.split("?")[0]!, url)!;
@@ -147,7 +147,7 @@ export async function startExampleAgent(options: {
       }
       case "hono": {
         const app = new Hono();
-        app.get(cardPath, (c) => c.json(card()));
+        app.get(cardPath, agentCardHono(card));
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, (c) => {
             const a = docsAnswer(c.req.path, url)!;

@@ -20,3 +20,12 @@ export { createFetchHandler, fetchHandlerOf } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
 export { registerFastifyService, registerFastifyHandler, fastifyFrameworkErrors } from "./fastify.js";
 export { stripMountSegments } from "./mount.js";
+export {
+  agentCardAnswer,
+  agentCardExpress,
+  agentCardFastify,
+  agentCardFetch,
+  agentCardHono,
+  DEFAULT_AGENT_CARD_MAX_AGE,
+} from "./agent-card.js";
+export type { AgentCardSource, AgentCardOptions, AgentCardAnswer, AgentCardResponder, HeaderReader } from "./agent-card.js";
