@@ -6,7 +6,7 @@
  * cannot share a port with it. The card at /.well-known/agent-card.json lists
  * the three interfaces, HTTP+JSON first.
  *
- *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name]
+ *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example]
  *
  * With --tenant, every interface carries that tenant, so A2A clients put it
  * in the path (`/name/tasks/...`) or the request's `tenant` field; the routes
@@ -27,10 +27,19 @@ import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
 import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../gen/a2a_http_fastify.js";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../gen/a2a_http_hono.js";
-import { createExampleAgent, exampleAgentCard } from "./agent.js";
+import { createA2AServiceAgent } from "../gen/a2a_http_agent.js";
+import { createExampleAgent, exampleAgentCard, type ExampleInterfaces } from "./agent.js";
+import { conformanceCard, conformanceExecutor } from "./conformance.js";
 import { docsAnswer } from "./docs.js";
 
 export type Framework = "express" | "fastify" | "hono";
+
+/**
+ * Which agent to serve: the example (echo, /wait, /input, ...), or the A2A
+ * TCK's system under test with its full card or its restricted one.
+ */
+export type AgentKind = "example" | "conformance" | "conformance-restricted";
+export const agentKinds: readonly AgentKind[] = ["example", "conformance", "conformance-restricted"];
 
 export interface RunningAgent {
   /** The HTTP+JSON interface (the server's root). */
@@ -46,6 +55,10 @@ const cardPath = "/.well-known/agent-card.json";
 const jsonRpcPath = "/jsonrpc";
 
 /** Serves gRPC, gRPC-Web and Connect over plain-text HTTP/2 (h2c). */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
+}
+
 async function startGrpc(handlers: ReturnType<typeof createExampleAgent>, port: number, host: string) {
   const server = http2.createServer(connectNodeAdapter({ routes: a2aServiceConnect(handlers) }));
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -75,6 +88,8 @@ export async function startExampleAgent(options: {
   tenant?: string;
   /** The gRPC port; default 0 (any free one); -1 turns gRPC off. */
   grpcPort?: number;
+  /** Default "example". */
+  agent?: AgentKind;
   log?: (line: string) => void;
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
@@ -82,10 +97,19 @@ export async function startExampleAgent(options: {
   let url = "";
   let grpc: Awaited<ReturnType<typeof startGrpc>> | undefined;
   // The card names the servers' own URLs, which are known only once they listen.
+  const kind = options.agent ?? "example";
+  const interfaces = (): ExampleInterfaces => ({ jsonRpcUrl: url + jsonRpcPath, ...(grpc ? { grpcTarget: grpc.target } : {}) });
   const agentCard = () =>
-    exampleAgentCard(url, options.tenant ?? "", { jsonRpcUrl: url + jsonRpcPath, ...(grpc ? { grpcTarget: grpc.target } : {}) });
+    kind === "example"
+      ? exampleAgentCard(url, options.tenant ?? "", interfaces())
+      : conformanceCard(url, options.tenant ?? "", interfaces(), kind === "conformance-restricted");
   const card = () => toJson(AgentCardSchema, agentCard());
-  const handlers = createExampleAgent({ log, card: agentCard });
+  // An agent on loopback is a local one: its webhooks may be local and plain http too.
+  const push = isLoopback(host) ? { allow: { http: true, addresses: ["127.0.0.0/8", "::1/128"] } } : {};
+  const handlers =
+    kind === "example"
+      ? createExampleAgent({ log, card: agentCard, push })
+      : createA2AServiceAgent(conformanceExecutor, { card: agentCard, push, authenticated: () => true, extendedCard: agentCard });
   const grpcPort = options.grpcPort ?? 0;
   if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host);
   let http: Awaited<ReturnType<typeof startHttp>>;
@@ -102,6 +126,7 @@ export async function startExampleAgent(options: {
     ...(grpc ? { grpcTarget: grpc.target } : {}),
     close: async () => {
       await Promise.all([http.close(), grpc?.close()]);
+      await handlers.close();
     },
   };
 
@@ -172,7 +197,7 @@ export async function startExampleAgent(options: {
   }
 }
 
-const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name]
+const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example]
 
 Serves the example agent over A2A's three bindings from one handler object:
 HTTP+JSON at /, JSON-RPC at /jsonrpc, gRPC (and gRPC-Web, Connect) on its own
@@ -184,7 +209,14 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
   --host       the address to listen on (default 127.0.0.1)
   --tenant     the tenant the card's interfaces carry: A2A clients then call
                /<tenant>/tasks/... or set the request's tenant; the routes
-               without a tenant still work`;
+               without a tenant still work
+  --agent      example (default): the echo agent (/message, /wait, /input,
+               /fail, /work n); conformance: the A2A TCK's system under test;
+               conformance-restricted: the same with streaming, push and the
+               extended card off and a required extension (the TCK's gated tests)
+
+On a loopback host the agent delivers push notifications to local and plain
+http:// webhooks too; on any other host only to public https:// ones.`;
 
 async function main(): Promise<void> {
   let values;
@@ -196,6 +228,7 @@ async function main(): Promise<void> {
         "grpc-port": { type: "string", default: "41242" },
         host: { type: "string", default: "127.0.0.1" },
         tenant: { type: "string" },
+        agent: { type: "string", default: "example" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -210,6 +243,11 @@ async function main(): Promise<void> {
   const framework = values.framework as Framework;
   if (!["express", "fastify", "hono"].includes(framework)) {
     console.error(`unknown --framework "${values.framework}"; choose express, fastify or hono`);
+    process.exit(2);
+  }
+  const kind = values.agent as AgentKind;
+  if (!agentKinds.includes(kind)) {
+    console.error(`unknown --agent "${values.agent}"; choose ${agentKinds.join(", ")}`);
     process.exit(2);
   }
   const port = Number(values.port);
@@ -228,10 +266,11 @@ async function main(): Promise<void> {
     grpcPort,
     host: values.host,
     ...(values.tenant ? { tenant: values.tenant } : {}),
+    agent: kind,
     log: (line) => console.log(`[agent] ${line}`),
   });
   console.log(`generated code: ${new URL("../gen/", import.meta.url).pathname}`);
-  console.log(`example agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
+  console.log(`${kind} agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
   if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2) on ${agent.grpcTarget}`);
   console.log(`agent card: ${agent.url}${cardPath}`);
   console.log(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);

@@ -9,6 +9,12 @@ export interface PluginOptions {
   /** `stub=true|false`: emit the UNIMPLEMENTED handler stub. Default true. */
   readonly stub: boolean;
   /**
+   * `agent=true|false`: with profile=a2a, emit `<file>_http_agent.ts`,
+   * `create<Service>Agent` over the runtime's task engine, for A2A's service.
+   * Default true.
+   */
+  readonly agent: boolean;
+  /**
    * `connect=true|false`: emit `<file>_http_connect.ts`, the gRPC (and
    * gRPC-Web, Connect) binding through connect-es. Default false: it needs
    * `@connectrpc/connect`, which not every user has.
@@ -61,6 +67,7 @@ const choices = {
   server: ["express", "fastify", "hono", "none"],
   client: ["true", "false"],
   stub: ["true", "false"],
+  agent: ["true", "false"],
   connect: ["true", "false"],
   json_codec: ["true", "false"],
   conflicts: ["comment", "warn", "error"],
@@ -82,6 +89,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let servers: ServerFramework[] | undefined;
   let client = true;
   let stub = true;
+  let agent = true;
   let connect = false;
   let jsonCodec = true;
   let conflicts: PluginOptions["conflicts"] = "comment";
@@ -118,6 +126,9 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
       case "stub":
         stub = value === "true";
         break;
+      case "agent":
+        agent = value === "true";
+        break;
       case "connect":
         connect = value === "true";
         break;
@@ -144,5 +155,5 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
         break;
     }
   }
-  return { profile, servers: servers ?? [...serverFrameworks], client, stub, connect, conflicts, streaming, sameShape, runtimeImport, openapi, jsonCodec };
+  return { profile, servers: servers ?? [...serverFrameworks], client, stub, agent, connect, conflicts, streaming, sameShape, runtimeImport, openapi, jsonCodec };
 }

@@ -1,6 +1,7 @@
 import { create, type DescFile } from "@bufbuild/protobuf";
 import { CodeGeneratorResponse_FileSchema } from "@bufbuild/protobuf/wkt";
 import type { Plugin } from "@bufbuild/protoplugin";
+import { emitAgentFile } from "./emit/agent.js";
 import { emitClientFile } from "./emit/client.js";
 import { emitConnectFile } from "./emit/connect.js";
 import { openApiFiles, type ExtraFile } from "./emit/openapi-file.js";
@@ -44,6 +45,7 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
       emitRoutesFile(schema, file, services, codecs);
       if (schema.options.servers.length > 0) emitServerFiles(schema, file, services);
       if (schema.options.stub) emitStubFile(schema, file, services);
+      if (schema.options.agent && schema.options.profile === "a2a") emitAgentFile(schema, file, services);
       if (schema.options.client) emitClientFile(schema, file, services);
       if (schema.options.connect) emitConnectFile(schema, file, services);
       if (schema.options.openapi.length > 0) extraFiles.push(...openApiFiles(schema, file, services));

@@ -1,0 +1,880 @@
+/**
+ * The A2A task engine: turns an {@link AgentExecutor} into the handlers of
+ * the generated A2A service interface, so every adapter and transport
+ * (HTTP+JSON, JSON-RPC, gRPC) serves it unchanged. The rules are those of
+ * A2A v1.0.1; docs/agent.md explains them and the design.
+ */
+import { clone, create, toJsonString, type DescMessage, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { A2AErrors } from "../a2a.js";
+import { Code, RpcError, isRpcError } from "../errors.js";
+import type { HandlerContext } from "../route-binding.js";
+import { EventHub, type Subscriber } from "./event-hub.js";
+import { createMemoryStore } from "./memory-store.js";
+import { checkWebhookUrl, createPushSender, type PushOptions, type PushSender } from "./push.js";
+import { StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
+import {
+  ROLE_AGENT,
+  TaskState,
+  isInterrupted,
+  isTerminal,
+  type AgentExecutor,
+  type AgentTypes,
+  type Content,
+  type ExecutorInput,
+  type MessageLike,
+  type PartLike,
+  type TaskLike,
+  type TaskUpdater,
+} from "./types.js";
+
+/** The card fields the engine reads (lf.a2a.v1.AgentCard). */
+export interface AgentCardLike extends ProtoMessage {
+  capabilities?:
+    | {
+        streaming?: boolean | undefined;
+        pushNotifications?: boolean | undefined;
+        extendedAgentCard?: boolean | undefined;
+        extensions: { uri: string; required: boolean }[];
+      }
+    | undefined;
+  defaultInputModes: string[];
+  skills: { inputModes: string[] }[];
+}
+
+export interface AgentOptions<T extends AgentTypes = AgentTypes, Card extends AgentCardLike = AgentCardLike> {
+  /**
+   * The public agent card, or a function that gives it (read per request, so
+   * it may name URLs known only once the servers listen). The engine follows
+   * its capabilities (streaming, pushNotifications, extendedAgentCard), its
+   * required extensions and its input modes.
+   */
+  readonly card: Card | (() => Card);
+  /** What GetExtendedAgentCard answers authenticated callers, when the card declares `extendedAgentCard`. */
+  readonly extendedCard?: Card | ((context: T["context"]) => Card | Promise<Card>);
+  /** Where tasks, events and push configs live. Default: {@link createMemoryStore} with its defaults. */
+  readonly store?: AgentStore;
+  /**
+   * Who a request acts for: every task belongs to (tenant, owner), and another
+   * owner's task answers like a missing one. Default {@link defaultOwner}.
+   */
+  readonly owner?: (context: T["context"]) => string;
+  /** Whether the caller is authenticated (for GetExtendedAgentCard). Default: the owner is not "". */
+  readonly authenticated?: (context: T["context"]) => boolean;
+  /** Push delivery: retries, timeouts, and the addresses a webhook may have (see {@link PushOptions}). */
+  readonly push?: PushOptions;
+  /** Refuse input parts whose media type the card does not accept (ContentTypeNotSupported). Default true. */
+  readonly checkInputModes?: boolean;
+  /** Events a subscriber may fall behind before it is cut off. Default 1 000. */
+  readonly subscriberLimit?: number;
+  /** Errors an executor threw that are not {@link RpcError}s, and other failures off the request path. Default `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** The generated service's handlers, plus a way to stop the engine. */
+export interface AgentControl {
+  /** Aborts running executors (their signal fires), ends subscriptions and push delivery, closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Who a request acts for when no `owner` option is given: the context's
+ * `owner` when it is a string (set it in the server's context factory), else
+ * its `user` when that is a string or has a string `id`, else "" (every
+ * unauthenticated caller is the same anonymous owner).
+ */
+export function defaultOwner(context: HandlerContext): string {
+  const c = context as { owner?: unknown; user?: unknown };
+  if (typeof c.owner === "string") return c.owner;
+  if (typeof c.user === "string") return c.user;
+  if (c.user !== null && typeof c.user === "object" && typeof (c.user as { id?: unknown }).id === "string") {
+    return (c.user as { id: string }).id;
+  }
+  return "";
+}
+
+/** The schemas the engine creates messages of, found from the service's methods. */
+interface Schemas {
+  readonly task: DescMessage;
+  readonly status: DescMessage;
+  readonly message: DescMessage;
+  readonly artifact: DescMessage;
+  readonly stream: DescMessage;
+  readonly pushConfig: DescMessage | undefined;
+}
+
+function schemasOf(service: DescService): Schemas {
+  const method = (name: string) => service.methods.find((m) => m.localName === name);
+  const field = (desc: DescMessage, name: string) => {
+    const f = desc.fields.find((x) => x.localName === name);
+    if (!f?.message) throw new Error(`${desc.typeName} has no message field ${name}: is ${service.typeName} A2A's service?`);
+    return f.message;
+  };
+  const send = method("sendMessage");
+  if (!send) throw new Error(`${service.typeName} has no SendMessage rpc: is it A2A's service?`);
+  const task = field(send.output, "task");
+  const stream = method("sendStreamingMessage")?.output ?? method("subscribeToTask")?.output;
+  if (!stream) throw new Error(`${service.typeName} has no streaming rpc to take StreamResponse from`);
+  return {
+    task,
+    status: field(task, "status"),
+    message: field(send.output, "message"),
+    artifact: field(task, "artifacts"),
+    stream,
+    pushConfig: method("createTaskPushNotificationConfig")?.output,
+  };
+}
+
+/** One executor at work on one task, in this process. */
+interface Run {
+  readonly topic: string;
+  readonly key: TaskKey;
+  readonly controller: AbortController;
+  /** The new task before anything is stored (undefined once stored, or for a continued task). */
+  unstored: { task: TaskLike; pushConfig: PushConfigLike | undefined } | undefined;
+  /** The Message the executor replied with instead of a task. */
+  reply: MessageLike | undefined;
+  /** Set once the task ended or was interrupted (or canceled): the executor can publish no more. */
+  done: boolean;
+  /** Publications, one after the other. */
+  chain: Promise<unknown>;
+  /** A stream's subscription, made before the executor starts so that no event is missed. */
+  subscriber: Subscriber | undefined;
+  /**
+   * Settles when the stream's first event is known: the stored task (and its
+   * version) or the reply; rejects when the task could not be stored.
+   */
+  readonly first: Deferred<{ task: TaskLike; version: number } | { message: MessageLike }>;
+  /** Settles when the task ends, is interrupted, or the executor replies or returns. */
+  readonly settled: Deferred<void>;
+}
+
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+  readonly done: boolean;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  let done = false;
+  const promise = new Promise<T>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  // Nobody may be waiting (a blocking SendMessage reads the store instead).
+  promise.catch(() => {});
+  return {
+    promise,
+    get done() {
+      return done;
+    },
+    resolve(v) {
+      if (done) return;
+      done = true;
+      resolve(v);
+    },
+    reject(e) {
+      if (done) return;
+      done = true;
+      reject(e);
+    },
+  };
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- requests are the user's generated messages; the engine reads A2A's fields of them */
+type AnyRequest = any;
+
+/**
+ * Creates the handlers of an A2A service (the user's generated `A2AService`
+ * descriptor) that run `executor` for every message. The generated
+ * `create<Service>Agent` calls this with the right types.
+ */
+export function createAgentHandlers<T extends AgentTypes, Card extends AgentCardLike>(
+  service: DescService,
+  executor: AgentExecutor<T>,
+  options: AgentOptions<T, Card>,
+): Record<string, (request: AnyRequest, context: HandlerContext) => unknown> & AgentControl {
+  const schemas = schemasOf(service);
+  const store = options.store ?? createMemoryStore();
+  const hub = new EventHub(options.subscriberLimit ?? 1_000);
+  const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
+  const onError = options.onError ?? ((e: unknown) => console.error("a2a-http agent:", e));
+  const checkModes = options.checkInputModes ?? true;
+  const currentCard = (): Card => (typeof options.card === "function" ? (options.card as () => Card)() : options.card);
+  const runs = new Map<string, Run>();
+  const locks = new Map<string, Promise<unknown>>();
+  let push: PushSender | undefined;
+  const pushSender = () => (push ??= createPushSender({ ...options.push, onError: options.push?.onError ?? ((e) => onError(e)) }));
+  let closed = false;
+
+  const topicOf = (k: TaskKey) => `${k.tenant}\u0000${k.owner}\u0000${k.id}`;
+  const keyOf = (ctx: HandlerContext, requestTenant: string, id: string): TaskKey => ({
+    tenant: ctx.tenant || requestTenant || "",
+    owner: ownerOf(ctx),
+    id,
+  });
+
+  /** Runs `fn` after every earlier one for the same task (in this process). */
+  function locked<R>(topic: string, fn: () => Promise<R>): Promise<R> {
+    const before = locks.get(topic) ?? Promise.resolve();
+    const result = before.then(fn, fn);
+    const tail = result.then(
+      () => {},
+      () => {},
+    );
+    locks.set(topic, tail);
+    void tail.then(() => {
+      if (locks.get(topic) === tail) locks.delete(topic);
+    });
+    return result;
+  }
+
+  // --- messages -------------------------------------------------------------
+
+  const parts = (content: Content<T>): readonly object[] =>
+    typeof content === "string" ? [{ content: { case: "text", value: content } }] : (content as readonly object[]);
+
+  function agentMessage(content: Content<T>, taskId: string, contextId: string): MessageLike {
+    return create(schemas.message, {
+      messageId: crypto.randomUUID(),
+      contextId,
+      taskId,
+      role: ROLE_AGENT,
+      parts: parts(content),
+    } as never) as unknown as MessageLike;
+  }
+
+  function streamEvent(payload: { case: string; value: object }): ProtoMessage {
+    return create(schemas.stream, { payload } as never);
+  }
+
+  function statusOf(state: number, message: MessageLike | undefined, at: number) {
+    return create(schemas.status, { state, message, timestamp: timestampFromMs(at) } as never) as unknown as TaskLike["status"];
+  }
+
+  /** A copy of the task to answer with: the last `historyLength` messages, artifacts or not. */
+  function view(task: TaskLike, historyLength: number | undefined, includeArtifacts = true): TaskLike {
+    const history = historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength);
+    const artifacts = includeArtifacts ? task.artifacts : [];
+    return history === task.history && artifacts === task.artifacts ? task : { ...task, history, artifacts };
+  }
+
+  function checkHistoryLength(n: number | undefined): void {
+    if (n !== undefined && n < 0) throw A2AErrors.invalidParams(`historyLength must not be negative, got ${n}`);
+  }
+
+  // --- storing and publishing -------------------------------------------------
+
+  /** Stores a change of the task as one event, then hands the event to subscribers and push configs. */
+  async function commit(key: TaskKey, version: number, task: TaskLike, event: ProtoMessage): Promise<number> {
+    const at = Date.now();
+    await store.tasks.commit(key, task, version, at, event);
+    published(key, version + 1, event);
+    return version + 1;
+  }
+
+  function published(key: TaskKey, seq: number, event: ProtoMessage): void {
+    hub.publish(topicOf(key), { seq, event });
+    void deliver(key, event);
+  }
+
+  async function deliver(key: TaskKey, event: ProtoMessage): Promise<void> {
+    try {
+      const configs = await store.pushConfigs.list(key);
+      if (configs.length === 0) return;
+      const body = toJsonString(schemas.stream, event as never);
+      for (const c of configs) {
+        pushSender().send(topicOf(key), { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
+      }
+    } catch (e) {
+      onError(e);
+    }
+  }
+
+  /** Stores a new task the executor has started to publish on. */
+  async function store1st(run: Run): Promise<{ task: TaskLike; version: number }> {
+    const { task, pushConfig } = run.unstored!;
+    const event = streamEvent({ case: "task", value: task });
+    try {
+      await store.tasks.create(run.key, task, Date.now(), event);
+    } catch (e) {
+      if (e instanceof StoreFullError) throw new RpcError(Code.RESOURCE_EXHAUSTED, e.message);
+      throw e;
+    }
+    run.unstored = undefined;
+    if (pushConfig) await store.pushConfigs.put(run.key, pushConfig);
+    published(run.key, 1, event);
+    run.first.resolve({ task, version: 1 });
+    return { task, version: 1 };
+  }
+
+  /** The task as stored now (storing a new one first). */
+  async function current(run: Run): Promise<{ task: TaskLike; version: number }> {
+    if (run.unstored) return store1st(run);
+    const stored = await store.tasks.get(run.key);
+    if (!stored) throw A2AErrors.taskNotFound(run.key.id);
+    return stored;
+  }
+
+  type Change = (task: TaskLike, at: number) => { task: TaskLike; event: ProtoMessage };
+
+  /** One publication of the executor: applied after the earlier ones, refused once the task is done. */
+  function publish(run: Run, change: Change | "reply", reply?: Content<T>): Promise<void> {
+    const p = (run.chain = run.chain.then(() =>
+      locked(run.topic, async () => {
+        if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
+        if (change === "reply") {
+          const contextId = run.unstored?.task.contextId;
+          if (contextId !== undefined) {
+            // A reply before anything was stored: the answer is the Message, and no task is kept.
+            const message = agentMessage(reply!, "", contextId);
+            run.reply = message;
+            run.unstored = undefined;
+            run.done = true;
+            run.first.resolve({ message });
+            run.settled.resolve();
+            return;
+          }
+          // The task exists already (returnImmediately, or a later turn): the reply completes it.
+          return apply(run, (task, at) => statusChange(task, TaskState.COMPLETED, agentMessage(reply!, task.id, task.contextId), at));
+        }
+        return apply(run, change);
+      }),
+    ));
+    // The executor may not await: its failure is reported by the promise it holds, never as an unhandled rejection.
+    p.catch(() => {});
+    return p as Promise<void>;
+  }
+
+  async function apply(run: Run, change: Change): Promise<void> {
+    const { task, version } = await current(run);
+    const next = change(task, Date.now());
+    await commit(run.key, version, next.task, next.event);
+    const state = next.task.status?.state ?? 0;
+    if (isTerminal(state) || isInterrupted(state)) {
+      run.done = true;
+      run.settled.resolve();
+    }
+  }
+
+  function statusChange(task: TaskLike, state: number, message: MessageLike | undefined, at: number) {
+    const status = statusOf(state, message, at);
+    const next: TaskLike = { ...task, status, history: message ? [...task.history, message] : task.history };
+    const event = streamEvent({ case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status } });
+    return { task: next, event };
+  }
+
+  function artifactChange(task: TaskLike, artifact: TaskLike["artifacts"][number], append: boolean, lastChunk: boolean) {
+    const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+    const artifacts = [...task.artifacts];
+    if (i < 0) artifacts.push(artifact);
+    else artifacts[i] = append ? { ...artifacts[i]!, parts: [...artifacts[i]!.parts, ...artifact.parts] } : artifact;
+    const event = streamEvent({
+      case: "artifactUpdate",
+      value: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk },
+    });
+    return { task: { ...task, artifacts }, event };
+  }
+
+  function toArtifact(a: T["artifact"] | string): TaskLike["artifacts"][number] {
+    const init = typeof a === "string" ? { parts: parts(a) } : a;
+    const artifact = create(schemas.artifact, init as never) as unknown as TaskLike["artifacts"][number];
+    if (artifact.artifactId === "") artifact.artifactId = crypto.randomUUID();
+    return artifact;
+  }
+
+  function updater(run: Run, contextId: string): TaskUpdater<T> {
+    const id = run.key.id;
+    const message = (content: Content<T> | undefined) => (content === undefined ? undefined : agentMessage(content, id, contextId));
+    const status = (state: number, content?: Content<T>) => {
+      const m = message(content);
+      return publish(run, (task, at) => statusChange(task, state, m, at));
+    };
+    const artifact = (a: T["artifact"] | string, o: { readonly append?: boolean; readonly lastChunk?: boolean } = {}) => {
+      const made = toArtifact(a);
+      return publish(run, (task) => artifactChange(task, made, o.append ?? false, o.lastChunk ?? false));
+    };
+    return {
+      taskId: id,
+      contextId,
+      signal: run.controller.signal,
+      reply: (content) => publish(run, "reply", content),
+      working: (m) => status(TaskState.WORKING, m),
+      artifact,
+      complete: (result) => {
+        if (result !== undefined) void artifact(result, { lastChunk: true });
+        return status(TaskState.COMPLETED);
+      },
+      fail: (reason) => status(TaskState.FAILED, reason),
+      reject: (reason) => status(TaskState.REJECTED, reason),
+      askForInput: (q) => status(TaskState.INPUT_REQUIRED, q),
+      askForAuth: (r) => status(TaskState.AUTH_REQUIRED, r),
+      status: (state, m) => status(state, m),
+    };
+  }
+
+  // --- SendMessage ------------------------------------------------------------
+
+  function checkExtensions(ctx: HandlerContext, card: Card): void {
+    for (const ext of card.capabilities?.extensions ?? []) {
+      if (ext.required && !ctx.extensions.includes(ext.uri)) throw A2AErrors.extensionSupportRequired(ext.uri);
+    }
+  }
+
+  function checkInputModes(message: MessageLike, card: Card): void {
+    const accepted = new Set(card.defaultInputModes.map(baseType));
+    for (const s of card.skills) for (const m of s.inputModes) accepted.add(baseType(m));
+    if (accepted.size === 0 || accepted.has("*/*")) return;
+    for (const p of message.parts) {
+      if (p.mediaType === "") continue;
+      const t = baseType(p.mediaType);
+      if (!accepted.has(t) && !accepted.has(t.replace(/\/.*/, "/*"))) throw A2AErrors.contentTypeNotSupported(p.mediaType);
+    }
+  }
+
+  /** Checks the request, stores the continued task or prepares the new one, and starts the executor. */
+  async function begin(req: AnyRequest, ctx: HandlerContext, stream: boolean): Promise<Run> {
+    if (closed) throw new RpcError(Code.UNAVAILABLE, "the agent is shutting down");
+    const incoming = req.message as MessageLike | undefined;
+    if (!incoming) throw A2AErrors.invalidParams("message is required");
+    const card = currentCard();
+    checkExtensions(ctx, card);
+    if (checkModes) checkInputModes(incoming, card);
+    const config = req.configuration as { taskPushNotificationConfig?: PushConfigLike; historyLength?: number } | undefined;
+    checkHistoryLength(config?.historyLength);
+    const pushInit = config?.taskPushNotificationConfig;
+    if (pushInit) {
+      if (!card.capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
+      await checkWebhookUrl(pushInit.url, options.push);
+    }
+    const controller = new AbortController();
+    const at = Date.now();
+    let run: Run;
+    let snapshot: TaskLike;
+    let message: MessageLike;
+    if (incoming.taskId !== "") {
+      const key = keyOf(ctx, req.tenant, incoming.taskId);
+      run = newRun(key, controller, undefined);
+      const continued = await locked(run.topic, async () => {
+        const stored = await store.tasks.get(key);
+        if (!stored) throw A2AErrors.taskNotFound(key.id);
+        const { task, version } = stored;
+        const state = task.status?.state ?? 0;
+        if (isTerminal(state)) {
+          throw A2AErrors.unsupportedOperation(`task ${key.id} is ${stateName(state)}: it takes no more messages`, { taskId: key.id });
+        }
+        if (incoming.contextId !== "" && incoming.contextId !== task.contextId) {
+          throw A2AErrors.invalidParams(`contextId ${incoming.contextId} is not the context of task ${key.id} (${task.contextId})`);
+        }
+        if (runs.has(run.topic)) {
+          throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, { taskId: key.id });
+        }
+        const m = { ...incoming, contextId: task.contextId };
+        const next = statusChange({ ...task, history: [...task.history, m] }, TaskState.WORKING, undefined, at);
+        const version2 = await commit(key, version, next.task, next.event);
+        runs.set(run.topic, run);
+        return { task: next.task, version: version2, message: m };
+      });
+      if (pushInit) await settingUp(run, () => store.pushConfigs.put(key, pushConfigOf(pushInit, key)));
+      run.first.resolve({ task: continued.task, version: continued.version });
+      snapshot = continued.task;
+      message = continued.message;
+    } else {
+      const key = keyOf(ctx, req.tenant, crypto.randomUUID());
+      const contextId = incoming.contextId || crypto.randomUUID();
+      message = { ...incoming, taskId: key.id, contextId };
+      snapshot = create(schemas.task, {
+        id: key.id,
+        contextId,
+        status: statusOf(TaskState.SUBMITTED, undefined, at),
+        history: [message],
+      } as never) as unknown as TaskLike;
+      run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
+      runs.set(run.topic, run);
+      // Asked to answer at once: the task must exist before the executor has said anything.
+      if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
+        await settingUp(run, () => locked(run.topic, () => store1st(run)));
+      }
+    }
+    // Subscribed before the executor starts, so a stream misses none of its events.
+    if (stream) run.subscriber = hub.subscribe(run.topic);
+    start(run, {
+      message,
+      text: textOf(message.parts),
+      get task() {
+        return clone(schemas.task, snapshot as never) as unknown as T["task"];
+      },
+      continued: incoming.taskId !== "",
+      taskId: run.key.id,
+      contextId: snapshot.contextId,
+      tenant: run.key.tenant,
+      owner: run.key.owner,
+      signal: controller.signal,
+      context: ctx as T["context"],
+    } as ExecutorInput<T>);
+    return run;
+  }
+
+  /** A step before the executor starts: when it fails, the task is not left marked as running. */
+  async function settingUp(run: Run, step: () => Promise<unknown>): Promise<void> {
+    try {
+      await step();
+    } catch (e) {
+      if (runs.get(run.topic) === run) runs.delete(run.topic);
+      throw e;
+    }
+  }
+
+  function newRun(key: TaskKey, controller: AbortController, unstored: Run["unstored"]): Run {
+    const topic = topicOf(key);
+    return {
+      topic,
+      key,
+      controller,
+      unstored,
+      reply: undefined,
+      done: false,
+      chain: Promise.resolve(),
+      subscriber: undefined,
+      first: deferred(),
+      settled: deferred(),
+    };
+  }
+
+  function pushConfigOf(init: PushConfigLike, key: TaskKey): PushConfigLike {
+    if (!schemas.pushConfig) throw A2AErrors.pushNotificationNotSupported();
+    return create(schemas.pushConfig, {
+      ...init,
+      $typeName: undefined,
+      id: init.id || crypto.randomUUID(),
+      taskId: key.id,
+      tenant: key.tenant,
+    } as never) as unknown as PushConfigLike;
+  }
+
+  /** Runs the executor; when it returns without an end, the task is COMPLETED; when it throws, FAILED. */
+  function start(run: Run, input: ExecutorInput<T>): void {
+    const task = updater(run, input.contextId);
+    const finish = async (error: unknown) => {
+      await run.chain.catch(() => {});
+      try {
+        if (!run.done) {
+          if (error === undefined) await publish(run, (t, at) => statusChange(t, TaskState.COMPLETED, undefined, at));
+          else {
+            if (!isRpcError(error)) onError(error);
+            const reason = isRpcError(error) ? error.message : "the agent failed while working on the task";
+            await publish(run, (t, at) => statusChange(t, TaskState.FAILED, agentMessage(reason, run.key.id, input.contextId), at));
+          }
+        }
+      } catch (e) {
+        if (!run.done) onError(e);
+        // Nothing could be stored: the request answers this error.
+        run.first.reject(e);
+      } finally {
+        if (runs.get(run.topic) === run) runs.delete(run.topic);
+        run.done = true;
+        run.settled.resolve();
+        run.first.reject(new RpcError(Code.INTERNAL, "the task could not be stored"));
+      }
+    };
+    let result: void | Promise<void>;
+    try {
+      result = executor(input, task);
+    } catch (e) {
+      void finish(e);
+      return;
+    }
+    Promise.resolve(result).then(
+      () => finish(undefined),
+      (e) => finish(e),
+    );
+  }
+
+  /** Waits for `p` unless the client goes away first. */
+  function unlessAborted<R>(p: Promise<R>, signal: AbortSignal): Promise<R | undefined> {
+    if (signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      p.then(
+        (v) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(v);
+        },
+        (e) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  /** The events of a task after `afterSeq` until it ends or is interrupted (or the client leaves). */
+  async function* follow(sub: Subscriber, afterSeq: number, signal: AbortSignal): AsyncGenerator<ProtoMessage> {
+    try {
+      for (;;) {
+        const e = await sub.next(signal);
+        if (!e) return;
+        if (e.seq <= afterSeq) continue;
+        yield e.event;
+        if (endsStream(e.event)) return;
+      }
+    } finally {
+      sub.close();
+    }
+  }
+
+  // --- the handlers -------------------------------------------------------------
+
+  const handlers = {
+    async sendMessage(req: AnyRequest, ctx: HandlerContext) {
+      const run = await begin(req, ctx, false);
+      const config = req.configuration as { returnImmediately?: boolean; historyLength?: number } | undefined;
+      if (!config?.returnImmediately) await unlessAborted(run.settled.promise, ctx.signal);
+      const first = await unlessAborted(run.first.promise, ctx.signal);
+      if (first && "message" in first) return { payload: { case: "message", value: first.message } };
+      const stored = await store.tasks.get(run.key);
+      if (!stored) throw A2AErrors.taskNotFound(run.key.id);
+      return { payload: { case: "task", value: view(stored.task, config?.historyLength) } };
+    },
+
+    async *sendStreamingMessage(req: AnyRequest, ctx: HandlerContext) {
+      requireStreaming();
+      const run = await begin(req, ctx, true);
+      const sub = run.subscriber!;
+      try {
+        // The stream's first event waits for the executor: a Message reply, or the task once it is stored.
+        const first = await unlessAborted(run.first.promise, ctx.signal);
+        if (first === undefined) return;
+        if ("message" in first) {
+          yield { payload: { case: "message", value: first.message } };
+          return;
+        }
+        yield { payload: { case: "task", value: first.task } };
+        if (endsStream(streamEvent({ case: "task", value: first.task }))) return;
+        yield* follow(sub, first.version, ctx.signal);
+      } finally {
+        sub.close();
+      }
+    },
+
+    async getTask(req: AnyRequest, ctx: HandlerContext) {
+      checkHistoryLength(req.historyLength);
+      const stored = await store.tasks.get(keyOf(ctx, req.tenant, req.id));
+      if (!stored) throw A2AErrors.taskNotFound(req.id);
+      return view(stored.task, req.historyLength);
+    },
+
+    async listTasks(req: AnyRequest, ctx: HandlerContext) {
+      const pageSize: number = req.pageSize ?? DEFAULT_PAGE_SIZE;
+      if (pageSize < 1 || pageSize > 100) throw A2AErrors.invalidParams(`pageSize must be between 1 and 100, got ${pageSize}`);
+      checkHistoryLength(req.historyLength);
+      const key = keyOf(ctx, req.tenant, "");
+      const page = await store.tasks.list({
+        tenant: key.tenant,
+        owner: key.owner,
+        contextId: req.contextId ?? "",
+        state: req.status ?? 0,
+        updatedSince: req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined,
+        pageSize,
+        after: req.pageToken ? decodePageToken(req.pageToken) : undefined,
+      });
+      return {
+        tasks: page.tasks.map((t) => view(t, req.historyLength, req.includeArtifacts === true)),
+        nextPageToken: page.next ? encodePageToken(page.next) : "",
+        pageSize,
+        totalSize: page.total,
+      };
+    },
+
+    async cancelTask(req: AnyRequest, ctx: HandlerContext) {
+      const key = keyOf(ctx, req.tenant, req.id);
+      const topic = topicOf(key);
+      return locked(topic, async () => {
+        const stored = await store.tasks.get(key);
+        if (!stored) throw A2AErrors.taskNotFound(req.id);
+        const state = stored.task.status?.state ?? 0;
+        if (isTerminal(state)) throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${stateName(state)}`);
+        const next = statusChange(stored.task, TaskState.CANCELED, undefined, Date.now());
+        await commit(key, stored.version, next.task, next.event);
+        const run = runs.get(topic);
+        if (run) {
+          run.done = true;
+          run.settled.resolve();
+          run.controller.abort(new RpcError(Code.CANCELLED, `task ${req.id} was canceled`));
+        }
+        return next.task;
+      });
+    },
+
+    async *subscribeToTask(req: AnyRequest, ctx: HandlerContext) {
+      requireStreaming();
+      const key = keyOf(ctx, req.tenant, req.id);
+      const sub = hub.subscribe(topicOf(key));
+      try {
+        const stored = await store.tasks.get(key);
+        if (!stored) throw A2AErrors.taskNotFound(req.id);
+        const state = stored.task.status?.state ?? 0;
+        if (isTerminal(state)) {
+          throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, { taskId: req.id });
+        }
+        yield { payload: { case: "task", value: stored.task } };
+        yield* follow(sub, stored.version, ctx.signal);
+      } finally {
+        sub.close();
+      }
+    },
+
+    async createTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
+      requirePush();
+      const key = keyOf(ctx, req.tenant, req.taskId);
+      if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
+      await checkWebhookUrl(req.url, options.push);
+      const config = pushConfigOf(req, key);
+      try {
+        await store.pushConfigs.put(key, config);
+      } catch (e) {
+        if (e instanceof StoreFullError) throw A2AErrors.invalidParams(e.message);
+        throw e;
+      }
+      return config;
+    },
+
+    async getTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
+      requirePush();
+      const key = await existing(ctx, req.tenant, req.taskId);
+      const config = await store.pushConfigs.get(key, req.id);
+      if (!config) throw A2AErrors.taskNotFound(req.taskId, `push notification config ${req.id} of task ${req.taskId} not found`);
+      return config;
+    },
+
+    async listTaskPushNotificationConfigs(req: AnyRequest, ctx: HandlerContext) {
+      requirePush();
+      const key = await existing(ctx, req.tenant, req.taskId);
+      const all = await store.pushConfigs.list(key);
+      const pageSize: number = req.pageSize || all.length || 1;
+      if (pageSize < 0) throw A2AErrors.invalidParams(`pageSize must not be negative, got ${pageSize}`);
+      const start = req.pageToken ? all.findIndex((c) => c.id === decodeConfigToken(req.pageToken)) + 1 : 0;
+      if (start === 0 && req.pageToken) throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(req.pageToken)}`);
+      const configs = all.slice(start, start + pageSize);
+      const last = configs[configs.length - 1];
+      return { configs, nextPageToken: last && start + configs.length < all.length ? encodeConfigToken(last.id) : "" };
+    },
+
+    async deleteTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
+      requirePush();
+      const key = await existing(ctx, req.tenant, req.taskId);
+      await store.pushConfigs.delete(key, req.id);
+      return {};
+    },
+
+    async getExtendedAgentCard(_req: AnyRequest, ctx: HandlerContext) {
+      if (!currentCard().capabilities?.extendedAgentCard) {
+        throw A2AErrors.unsupportedOperation("this agent declares no extended agent card");
+      }
+      const authenticated = options.authenticated ? options.authenticated(ctx as T["context"]) : ownerOf(ctx) !== "";
+      if (!authenticated) throw new RpcError(Code.UNAUTHENTICATED, "the extended agent card is for authenticated callers only");
+      const extended = options.extendedCard;
+      if (extended === undefined) throw A2AErrors.extendedAgentCardNotConfigured();
+      return typeof extended === "function" ? extended(ctx as T["context"]) : extended;
+    },
+  };
+
+  function requireStreaming(): void {
+    if (!currentCard().capabilities?.streaming) throw A2AErrors.unsupportedOperation("this agent does not stream (its card says streaming: false)");
+  }
+
+  function requirePush(): void {
+    if (!currentCard().capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
+  }
+
+  async function existing(ctx: HandlerContext, tenant: string, taskId: string): Promise<TaskKey> {
+    const key = keyOf(ctx, tenant, taskId);
+    if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(taskId);
+    return key;
+  }
+
+  // Only the rpcs the user's service has: an older a2a.proto without some rpc still binds.
+  const bound: Record<string, (request: AnyRequest, context: HandlerContext) => unknown> = {};
+  for (const m of service.methods) {
+    const h = (handlers as Record<string, (request: AnyRequest, context: HandlerContext) => unknown>)[m.localName];
+    if (h) bound[m.localName] = h;
+  }
+  return Object.assign(bound, {
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const run of runs.values()) run.controller.abort(new RpcError(Code.UNAVAILABLE, "the agent is shutting down"));
+      await Promise.all([...runs.values()].map((r) => r.settled.promise));
+      hub.closeAll();
+      await push?.close();
+      await store.close?.();
+    },
+  });
+}
+
+function endsStream(event: ProtoMessage): boolean {
+  const payload = (event as unknown as { payload: { case: string; value: { status?: { state: number } } } }).payload;
+  const state = payload.case === "statusUpdate" || payload.case === "task" ? (payload.value.status?.state ?? 0) : 0;
+  return payload.case === "message" || isTerminal(state) || isInterrupted(state);
+}
+
+function textOf(parts: readonly PartLike[]): string {
+  const texts: string[] = [];
+  for (const p of parts) if (p.content.case === "text") texts.push(p.content.value as string);
+  return texts.join("\n");
+}
+
+/** "text/plain; charset=utf-8" gives "text/plain". */
+function baseType(mediaType: string): string {
+  return mediaType.split(";")[0]!.trim().toLowerCase();
+}
+
+function stateName(state: number): string {
+  return (Object.keys(TaskState) as (keyof typeof TaskState)[]).find((k) => TaskState[k] === state) ?? String(state);
+}
+
+// Page tokens are opaque to clients: base64url of where the page ended, with a version tag.
+function encodePageToken(p: PagePosition): string {
+  return base64url(JSON.stringify(["t1", p.updatedAt, p.id]));
+}
+
+function decodePageToken(token: string): PagePosition {
+  try {
+    const [tag, updatedAt, id] = JSON.parse(fromBase64url(token)) as unknown[];
+    if (tag === "t1" && typeof updatedAt === "number" && Number.isFinite(updatedAt) && typeof id === "string") return { updatedAt, id };
+  } catch {
+    // Not ours: answered below.
+  }
+  throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(token.slice(0, 100))}`);
+}
+
+function encodeConfigToken(id: string): string {
+  return base64url(JSON.stringify(["c1", id]));
+}
+
+function decodeConfigToken(token: string): string {
+  try {
+    const [tag, id] = JSON.parse(fromBase64url(token)) as unknown[];
+    if (tag === "c1" && typeof id === "string") return id;
+  } catch {
+    // Not ours: answered below.
+  }
+  throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(token.slice(0, 100))}`);
+}
+
+function base64url(text: string): string {
+  let binary = "";
+  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64url(token: string): string {
+  const binary = atob(token.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}

@@ -1,0 +1,91 @@
+/**
+ * Fan-out of a task's events to its subscribers in this process. Publishing
+ * never waits for a reader: each subscriber has its own queue, and one that
+ * falls more than `limit` events behind is cut off with an error instead of
+ * holding memory without bound.
+ */
+import { Code, RpcError } from "../errors.js";
+import type { StoredEvent } from "./store.js";
+
+export class Subscriber {
+  private readonly queue: StoredEvent[] = [];
+  private wake: (() => void) | undefined;
+  private error: RpcError | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly detach: (s: Subscriber) => void,
+  ) {}
+
+  /** Called by the hub. */
+  push(event: StoredEvent): void {
+    if (this.closed) return;
+    if (this.queue.length >= this.limit) {
+      this.error = new RpcError(Code.RESOURCE_EXHAUSTED, `the subscriber fell more than ${this.limit} events behind and was cut off`);
+      this.close();
+      return;
+    }
+    this.queue.push(event);
+    this.wake?.();
+  }
+
+  /**
+   * The next event; undefined once the subscription is closed or `signal`
+   * fires. Throws the error that cut a slow subscriber off.
+   */
+  async next(signal: AbortSignal): Promise<StoredEvent | undefined> {
+    for (;;) {
+      const event = this.queue.shift();
+      if (event) return event;
+      if (this.error) throw this.error;
+      if (this.closed || signal.aborted) return undefined;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener("abort", done);
+          this.wake = undefined;
+          resolve();
+        };
+        this.wake = done;
+        signal.addEventListener("abort", done);
+      });
+    }
+  }
+
+  /** Stops the subscription; what is queued is dropped. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.error) this.queue.length = 0;
+    this.detach(this);
+    this.wake?.();
+  }
+}
+
+export class EventHub {
+  private readonly topics = new Map<string, Set<Subscriber>>();
+
+  constructor(private readonly limit: number) {}
+
+  subscribe(topic: string): Subscriber {
+    let set = this.topics.get(topic);
+    if (!set) this.topics.set(topic, (set = new Set()));
+    const subscriber = new Subscriber(this.limit, (s) => {
+      set.delete(s);
+      if (set.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
+    });
+    set.add(subscriber);
+    return subscriber;
+  }
+
+  publish(topic: string, event: StoredEvent): void {
+    const set = this.topics.get(topic);
+    if (!set) return;
+    for (const s of set) s.push(event);
+  }
+
+  /** Ends every subscription (shutdown). */
+  closeAll(): void {
+    for (const set of [...this.topics.values()]) for (const s of [...set]) s.close();
+  }
+}

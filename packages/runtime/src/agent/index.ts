@@ -1,0 +1,37 @@
+/**
+ * `a2a-http/agent`: the A2A task engine. Agents call the generated
+ * `create<Service>Agent`, which binds {@link createAgentHandlers} to the
+ * user's own a2a.proto; the rest is for custom stores and tests.
+ */
+export { createAgentHandlers, defaultOwner } from "./engine.js";
+export type { AgentOptions, AgentControl, AgentCardLike } from "./engine.js";
+export { createMemoryStore } from "./memory-store.js";
+export type { MemoryStoreOptions } from "./memory-store.js";
+export { StaleVersionError, StoreFullError } from "./store.js";
+export type {
+  AgentStore,
+  TaskStore,
+  PushConfigStore,
+  PushConfigLike,
+  TaskKey,
+  StoredTask,
+  StoredEvent,
+  TaskQuery,
+  TaskPage,
+  PagePosition,
+} from "./store.js";
+export { checkWebhookUrl, createPushSender } from "./push.js";
+export type { PushOptions, PushSender, PushTarget, WebhookAllow } from "./push.js";
+export { TaskState, isTerminal, isInterrupted } from "./types.js";
+export type {
+  AgentExecutor,
+  AgentTypes,
+  ExecutorInput,
+  TaskUpdater,
+  Content,
+  MessageLike,
+  TaskLike,
+  PartLike,
+  ArtifactLike,
+  TaskStatusLike,
+} from "./types.js";

@@ -1,0 +1,195 @@
+/**
+ * The default store: everything in this process's memory, bounded so that no
+ * client can make the agent run out of it.
+ */
+import {
+  StaleVersionError,
+  StoreFullError,
+  type AgentStore,
+  type PagePosition,
+  type PushConfigLike,
+  type PushConfigStore,
+  type StoredEvent,
+  type StoredTask,
+  type TaskKey,
+  type TaskPage,
+  type TaskQuery,
+  type TaskStore,
+} from "./store.js";
+import { isTerminal, type TaskLike } from "./types.js";
+
+export interface MemoryStoreOptions {
+  /** Most tasks held at once. Default 10 000. */
+  readonly maxTasks?: number;
+  /** How long a task is kept after it ended (COMPLETED, FAILED, CANCELED, REJECTED). Default 1 hour. */
+  readonly terminalTtlMs?: number;
+  /** Most events kept per task (the oldest go first; a reader that far behind gets the rest). Default 1 000. */
+  readonly maxEventsPerTask?: number;
+  /** Most push configs per task. Default 10. */
+  readonly maxPushConfigsPerTask?: number;
+  /** The clock, for tests. */
+  readonly now?: () => number;
+}
+
+interface Entry {
+  readonly key: TaskKey;
+  task: TaskLike;
+  version: number;
+  updatedAt: number;
+  /** When the task ended, for the TTL; undefined while it is live. */
+  endedAt: number | undefined;
+  readonly events: StoredEvent[];
+  readonly pushConfigs: Map<string, PushConfigLike>;
+}
+
+const scopeOf = (key: { tenant: string; owner: string }) => `${key.tenant}\u0000${key.owner}`;
+
+/** Tasks, events and push configs in memory (the engine's default). */
+export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore {
+  const maxTasks = options.maxTasks ?? 10_000;
+  const ttl = options.terminalTtlMs ?? 3_600_000;
+  const maxEvents = options.maxEventsPerTask ?? 1_000;
+  const maxConfigs = options.maxPushConfigsPerTask ?? 10;
+  const now = options.now ?? Date.now;
+  // Tasks by (tenant, owner), then id: every lookup is within one owner.
+  const scopes = new Map<string, Map<string, Entry>>();
+  // Ended tasks in the order they ended, for the TTL and for making room.
+  const ended = new Set<Entry>();
+  let count = 0;
+
+  const find = (key: TaskKey) => scopes.get(scopeOf(key))?.get(key.id);
+
+  function remove(entry: Entry): void {
+    const scope = scopes.get(scopeOf(entry.key));
+    if (scope?.get(entry.key.id) !== entry) return;
+    scope.delete(entry.key.id);
+    if (scope.size === 0) scopes.delete(scopeOf(entry.key));
+    ended.delete(entry);
+    count--;
+  }
+
+  function sweep(): void {
+    const cutoff = now() - ttl;
+    for (const e of ended) {
+      if (e.endedAt! > cutoff) break;
+      remove(e);
+    }
+  }
+
+  function noteState(entry: Entry): void {
+    if (entry.endedAt === undefined && isTerminal(entry.task.status?.state ?? 0)) {
+      entry.endedAt = now();
+      ended.add(entry);
+    }
+  }
+
+  function mustFind(key: TaskKey): Entry | undefined {
+    const e = find(key);
+    if (e && e.endedAt !== undefined && e.endedAt <= now() - ttl) {
+      remove(e);
+      return undefined;
+    }
+    return e;
+  }
+
+  const tasks: TaskStore = {
+    async get(key): Promise<StoredTask | undefined> {
+      const e = mustFind(key);
+      return e && { task: e.task, version: e.version };
+    },
+
+    async create(key, task, updatedAt, event) {
+      sweep();
+      if (find(key)) throw new StaleVersionError(key, 0, find(key)!.version);
+      if (count >= maxTasks) {
+        // Make room from the tasks that ended longest ago; live ones are never dropped.
+        const oldest = ended.values().next().value;
+        if (!oldest) throw new StoreFullError(`the agent holds ${maxTasks} tasks that have not ended; try again later`);
+        remove(oldest);
+      }
+      const entry: Entry = {
+        key,
+        task,
+        version: 1,
+        updatedAt,
+        endedAt: undefined,
+        events: [{ seq: 1, event }],
+        pushConfigs: new Map(),
+      };
+      let scope = scopes.get(scopeOf(key));
+      if (!scope) scopes.set(scopeOf(key), (scope = new Map()));
+      scope.set(key.id, entry);
+      count++;
+      noteState(entry);
+    },
+
+    async commit(key, task, expected, updatedAt, event) {
+      const e = mustFind(key);
+      if (!e || e.version !== expected) throw new StaleVersionError(key, expected, e?.version ?? 0);
+      e.task = task;
+      e.version = expected + 1;
+      e.updatedAt = updatedAt;
+      e.events.push({ seq: e.version, event });
+      if (e.events.length > maxEvents) e.events.splice(0, e.events.length - maxEvents);
+      noteState(e);
+    },
+
+    async list(query: TaskQuery): Promise<TaskPage> {
+      sweep();
+      const matching: Entry[] = [];
+      for (const e of scopes.get(scopeOf(query))?.values() ?? []) {
+        if (query.contextId !== "" && e.task.contextId !== query.contextId) continue;
+        if (query.state !== 0 && (e.task.status?.state ?? 0) !== query.state) continue;
+        if (query.updatedSince !== undefined && e.updatedAt < query.updatedSince) continue;
+        matching.push(e);
+      }
+      matching.sort((a, b) => order(positionOf(a), positionOf(b)));
+      const after = query.after;
+      const start = after === undefined ? 0 : matching.findIndex((e) => order(positionOf(e), after) > 0);
+      const from = start < 0 ? matching.length : start;
+      const page = matching.slice(from, from + query.pageSize);
+      const last = page[page.length - 1];
+      return {
+        tasks: page.map((e) => e.task),
+        total: matching.length,
+        next: last && from + page.length < matching.length ? positionOf(last) : undefined,
+      };
+    },
+
+    async events(key, afterSeq) {
+      const e = mustFind(key);
+      if (!e) return [];
+      return e.events.filter((s) => s.seq > afterSeq);
+    },
+  };
+
+  const pushConfigs: PushConfigStore = {
+    async put(key, config) {
+      const e = mustFind(key);
+      if (!e) return;
+      if (!e.pushConfigs.has(config.id) && e.pushConfigs.size >= maxConfigs) {
+        throw new StoreFullError(`a task takes at most ${maxConfigs} push notification configs`);
+      }
+      e.pushConfigs.set(config.id, config);
+    },
+    async get(key, id) {
+      return mustFind(key)?.pushConfigs.get(id);
+    },
+    async list(key) {
+      return [...(mustFind(key)?.pushConfigs.values() ?? [])];
+    },
+    async delete(key, id) {
+      return mustFind(key)?.pushConfigs.delete(id) ?? false;
+    },
+  };
+
+  return { tasks, pushConfigs };
+}
+
+/** The list's order: newest status first, then id descending (so the order is total). */
+function order(a: PagePosition, b: PagePosition): number {
+  if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+const positionOf = (e: Entry): PagePosition => ({ updatedAt: e.updatedAt, id: e.key.id });

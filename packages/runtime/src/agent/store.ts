@@ -1,0 +1,129 @@
+/**
+ * The engine's storage, behind interfaces small enough for a durable and a
+ * shared store (the PostgreSQL one implements the same):
+ *
+ * - a task and its events are written together: every change of a task is
+ *   one event, and the task's version is the sequence number of its last
+ *   event, so a write names the version it read (a stale one is refused)
+ *   and a reader resumes after the last sequence number it saw;
+ * - every lookup is by (tenant, owner, id): another owner's task is simply
+ *   not there.
+ *
+ * Stores keep what they are given and hand it back as it is: the engine
+ * never changes an object once it has passed it to a store (it copies on
+ * write), and never hands a stored object to code that could.
+ */
+import type { Message as ProtoMessage } from "@bufbuild/protobuf";
+import type { TaskLike } from "./types.js";
+
+/** Who a task belongs to, and its id. */
+export interface TaskKey {
+  readonly tenant: string;
+  readonly owner: string;
+  readonly id: string;
+}
+
+export interface StoredTask<Task extends TaskLike = TaskLike> {
+  readonly task: Task;
+  /** The sequence number of the task's last event. */
+  readonly version: number;
+}
+
+export interface StoredEvent<Event extends ProtoMessage = ProtoMessage> {
+  /** 1 for the task's first event (the Task itself), then one more per change. */
+  readonly seq: number;
+  /** An lf.a2a.v1.StreamResponse. */
+  readonly event: Event;
+}
+
+/** A ListTasks query, already checked by the engine. */
+export interface TaskQuery {
+  readonly tenant: string;
+  readonly owner: string;
+  /** "" for any. */
+  readonly contextId: string;
+  /** 0 for any. */
+  readonly state: number;
+  /** Only tasks whose status changed at or after this time (ms since the epoch); undefined for any. */
+  readonly updatedSince: number | undefined;
+  /** 1..100. */
+  readonly pageSize: number;
+  /** After this position (a decoded page token); undefined for the first page. */
+  readonly after: PagePosition | undefined;
+}
+
+/** Where a page ends, in the list's order: newest status first, then id descending. */
+export interface PagePosition {
+  readonly updatedAt: number;
+  readonly id: string;
+}
+
+export interface TaskPage<Task extends TaskLike = TaskLike> {
+  readonly tasks: Task[];
+  /** Tasks that match the query, over all pages. */
+  readonly total: number;
+  /** Where the next page starts; undefined on the last page. */
+  readonly next: PagePosition | undefined;
+}
+
+/** Thrown by {@link TaskStore.commit} when the task changed since it was read. */
+export class StaleVersionError extends Error {
+  constructor(readonly key: TaskKey, readonly expected: number, readonly actual: number) {
+    super(`task ${key.id} is at version ${actual}, not ${expected}`);
+    this.name = "StaleVersionError";
+  }
+}
+
+/** Thrown by {@link TaskStore.create} when the store cannot take another task. */
+export class StoreFullError extends Error {
+  constructor(message = "the task store is full") {
+    super(message);
+    this.name = "StoreFullError";
+  }
+}
+
+export interface TaskStore<Task extends TaskLike = TaskLike, Event extends ProtoMessage = ProtoMessage> {
+  /** The task, or undefined when there is none under this key. */
+  get(key: TaskKey): Promise<StoredTask<Task> | undefined>;
+  /** Stores a new task at version 1 with its first event. */
+  create(key: TaskKey, task: Task, updatedAt: number, event: Event): Promise<void>;
+  /**
+   * Replaces the task, at version `expected + 1`, and appends its event with
+   * that sequence number, in one step. Throws {@link StaleVersionError} when
+   * the stored version is not `expected`.
+   */
+  commit(key: TaskKey, task: Task, expected: number, updatedAt: number, event: Event): Promise<void>;
+  /** One page of the owner's tasks, newest status first. */
+  list(query: TaskQuery): Promise<TaskPage<Task>>;
+  /** The task's events after `afterSeq`, in order (those the store still has). */
+  events(key: TaskKey, afterSeq: number): Promise<StoredEvent<Event>[]>;
+}
+
+/** A push config as stored: lf.a2a.v1.TaskPushNotificationConfig. */
+export interface PushConfigLike extends ProtoMessage {
+  tenant: string;
+  id: string;
+  taskId: string;
+  url: string;
+  token: string;
+  authentication?: { scheme: string; credentials: string } | undefined;
+}
+
+/** Push configs, by the key of their task (so, like tasks, per owner). */
+export interface PushConfigStore<Config extends PushConfigLike = PushConfigLike> {
+  /** Adds or replaces the config of that id. */
+  put(key: TaskKey, config: Config): Promise<void>;
+  get(key: TaskKey, id: string): Promise<Config | undefined>;
+  /** In the order they were first put. */
+  list(key: TaskKey): Promise<Config[]>;
+  /** True when there was one. */
+  delete(key: TaskKey, id: string): Promise<boolean>;
+}
+
+/** Both stores, as the engine takes them. */
+export interface AgentStore {
+  readonly tasks: TaskStore;
+  readonly pushConfigs: PushConfigStore;
+  /** Releases what the store holds (timers, connections). */
+  close?(): Promise<void>;
+}
