@@ -118,7 +118,7 @@ describe("the packed packages", () => {
     expect(plugin.version).toBe(version);
     expect(runtime.version).toBe(version);
     expect(plugin.dependencies["a2a-http"]).toBe(version);
-    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser"]);
+    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser", "ipaddr.js"]);
   });
 
   test("the README's buf recipe generates code that type-checks under strict NodeNext", async () => {

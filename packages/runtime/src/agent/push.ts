@@ -1,0 +1,319 @@
+/**
+ * A2A push notifications: POSTs each StreamResponse of a task to the webhooks
+ * its clients registered, in order per config, with retries, behind the SSRF
+ * guard of webhook-guard.ts (checked when a config is created and again at
+ * every connection).
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
+import { A2AErrors } from "../a2a.js";
+import { createWebhookGuard, shownUrl, WebhookNotAllowedError, type WebhookGuard } from "./webhook-guard.js";
+
+/** The AuthenticationInfo of a push config: sent as `Authorization: <scheme> <credentials>`. */
+export interface PushAuthentication {
+  readonly scheme: string;
+  readonly credentials: string;
+}
+
+/** Where one push config sends its notifications. */
+export interface PushTarget {
+  /** The config's id, unique per task; deliveries to one (taskKey, configId) go out in order. */
+  readonly configId: string;
+  readonly url: string;
+  /** Sent as `X-A2A-Notification-Token` and `A2A-Notification-Token`; "" sends neither. */
+  readonly token: string;
+  readonly authentication?: PushAuthentication | undefined;
+}
+
+/** Exceptions to the webhook SSRF guard, for development and private deployments. */
+export interface WebhookAllow {
+  /** Allow plain http:// URLs. Default false: https only. */
+  readonly http?: boolean;
+  /**
+   * CIDR ranges (e.g. "127.0.0.1/32", "10.0.0.0/8", "::1/128") whose addresses
+   * are allowed although loopback, private, link-local, etc. A bare address
+   * means just itself. Default: none.
+   */
+  readonly addresses?: readonly string[];
+}
+
+export interface PushOptions {
+  /** Exceptions to the SSRF guard. Default: https only, public unicast addresses only. */
+  readonly allow?: WebhookAllow;
+  /** Time for one attempt, connecting to reading the whole answer. Default 10_000 ms. */
+  readonly timeoutMs?: number;
+  /** Attempts per notification, the first included. Default 6 (1 + 5 retries). */
+  readonly maxAttempts?: number;
+  /** The first retry waits up to this, doubling each time (full jitter). Default 500 ms. */
+  readonly baseDelayMs?: number;
+  /** The longest wait between attempts, a `Retry-After` included. Default 30_000 ms. */
+  readonly maxDelayMs?: number;
+  /** Pending notifications per (task, config). Beyond, the oldest pending one is dropped and onError told. Default 1000. */
+  readonly maxQueue?: number;
+  /** Hears every notification given up, dropped or refused. Default: one line of console.warn. */
+  readonly onError?: (error: Error, target: PushTarget) => void;
+  /** For tests: all addresses of a host. Default: node:dns/promises `lookup(host, { all: true })`. */
+  readonly lookup?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+}
+
+/**
+ * Throws A2AErrors.invalidParams naming the URL and why, when `url` may not be
+ * a webhook: not absolute, not https (unless allow.http), with a user name or
+ * password, or a host that is or resolves to a loopback, private, unique-local,
+ * link-local (cloud metadata 169.254.169.254 among them), carrier-grade NAT,
+ * unspecified, multicast, broadcast or reserved address (IPv4-mapped IPv6 of
+ * those too), or a cloud metadata name; unless allow.addresses covers the
+ * address. Every address of the host must pass.
+ */
+export async function checkWebhookUrl(url: string, options: PushOptions = {}): Promise<void> {
+  try {
+    await createWebhookGuard(options).checkUrl(url);
+  } catch (e) {
+    throw e instanceof WebhookNotAllowedError ? A2AErrors.invalidParams(e.message) : e;
+  }
+}
+
+export interface PushSender {
+  /**
+   * Queues one delivery: POST `body` (a StreamResponse as JSON text) to the
+   * target. Never throws; never blocks the caller. Deliveries for the same
+   * (taskKey, target.configId) are sent one at a time, in the order queued.
+   */
+  send(taskKey: string, target: PushTarget, body: string): void;
+  /** Resolves when every queued delivery has been sent or given up (for tests and shutdown). */
+  idle(): Promise<void>;
+  /** Stops: pending deliveries are dropped, in-flight ones aborted. */
+  close(): Promise<void>;
+}
+
+interface Delivery {
+  readonly target: PushTarget;
+  readonly body: string;
+}
+
+/** How one attempt went. */
+type Outcome = { readonly ok: true } | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly retryAfterMs?: number };
+
+export function createPushSender(options: PushOptions = {}): PushSender {
+  const guard = createWebhookGuard(options);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 6);
+  const baseDelayMs = options.baseDelayMs ?? 500;
+  const maxDelayMs = options.maxDelayMs ?? 30_000;
+  const maxQueue = Math.max(1, options.maxQueue ?? 1000);
+  const onError = options.onError ?? ((error: Error) => console.warn(`a2a-http: ${error.message}`));
+
+  // One queue of pending deliveries per (task, config); an entry exists while its worker runs.
+  const queues = new Map<string, Delivery[]>();
+  let idleWaiters: (() => void)[] = [];
+  const stop = new AbortController();
+  // Own agents, so close() can end their sockets; keep-alive, as a task sends
+  // several notifications to one webhook.
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+  function report(error: Error, target: PushTarget): void {
+    try {
+      onError(error, target);
+    } catch {
+      // A throwing onError must not stop the queue.
+    }
+  }
+
+  function send(taskKey: string, target: PushTarget, body: string): void {
+    if (stop.signal.aborted) return;
+    const key = JSON.stringify([taskKey, target.configId]);
+    let queue = queues.get(key);
+    if (!queue) {
+      queue = [];
+      queues.set(key, queue);
+      // On a microtask, so that onError is never called from inside send().
+      const started = queue;
+      queueMicrotask(() => void work(key, started));
+    }
+    if (queue.length >= maxQueue) {
+      const dropped = queue.shift()!;
+      report(new Error(`push notification to ${where(dropped.target)} dropped: more than ${maxQueue} pending`), dropped.target);
+    }
+    queue.push({ target, body });
+  }
+
+  async function work(key: string, queue: Delivery[]): Promise<void> {
+    try {
+      for (let next = queue.shift(); next && !stop.signal.aborted; next = queue.shift()) await deliver(next);
+    } finally {
+      queues.delete(key);
+      if (queues.size === 0) {
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
+    }
+  }
+
+  async function deliver({ target, body }: Delivery): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await post(target, body);
+      if (outcome.ok || stop.signal.aborted) return;
+      if (!outcome.retry || attempt >= maxAttempts) {
+        const tries = attempt > 1 ? ` after ${attempt} attempts` : "";
+        report(new Error(`push notification to ${where(target)} failed${tries}: ${outcome.reason}`), target);
+        return;
+      }
+      // Full jitter (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/)
+      // spreads the retries of many tasks hitting one recovering webhook.
+      const backoff = Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+      await sleep(outcome.retryAfterMs ?? backoff, stop.signal);
+    }
+  }
+
+  /** One attempt. Never rejects. */
+  function post(target: PushTarget, body: string): Promise<Outcome> {
+    let url: URL;
+    try {
+      url = new URL(target.url);
+      guard.checkStatic(url);
+    } catch (e) {
+      return Promise.resolve(failure(false, e));
+    }
+    const payload = Buffer.from(body);
+    const headers: Record<string, string> = {
+      "Content-Type": "application/json",
+      // Explicit, so the body is not chunked: some receivers (the A2A TCK's) read by Content-Length only.
+      "Content-Length": String(payload.length),
+    };
+    const auth = target.authentication;
+    if (auth?.credentials) headers["Authorization"] = auth.scheme ? `${auth.scheme} ${auth.credentials}` : auth.credentials;
+    if (target.token) {
+      // The spec's name and the one the A2A SDKs send; receivers check one or the other.
+      headers["X-A2A-Notification-Token"] = target.token;
+      headers["A2A-Notification-Token"] = target.token;
+    }
+
+    return new Promise((resolve) => {
+      let refused: WebhookNotAllowedError | undefined;
+      let timedOut = false;
+      let settled = false;
+      const settle = (outcome: Outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const ended = (e?: unknown) => {
+        if (refused) settle(failure(false, refused));
+        else settle(failure(true, timedOut ? new Error(`no answer within ${timeoutMs} ms`) : (e ?? new Error("the connection closed"))));
+      };
+      const https = url.protocol === "https:";
+      let req: ReturnType<typeof httpRequest>;
+      try {
+        req = (https ? httpsRequest : httpRequest)(url, {
+          method: "POST",
+          headers,
+          agent: https ? agents.https : agents.http,
+          // The guard resolves the host and the socket connects to an address
+          // it checked, so DNS rebinding between check and connect gets nowhere.
+          lookup: guardedLookup(guard, (e) => (refused = e)),
+          signal: stop.signal,
+        });
+      } catch (e) {
+        // A header value Node refuses (a token with a newline, say): no attempt can succeed.
+        settle(failure(false, e));
+        return;
+      }
+      const timer = setTimeout(() => {
+        timedOut = true;
+        req.destroy();
+      }, timeoutMs);
+      req.on("response", (res: IncomingMessage) => {
+        // Read the answer to its end, so the socket can be used again.
+        res.resume();
+        res.on("error", () => {});
+        res.on("end", () => settle(outcomeOf(res)));
+        res.on("close", () => ended(new Error(`the answer (HTTP ${res.statusCode}) was cut off`)));
+      });
+      req.on("error", ended);
+      req.on("close", () => ended());
+      req.end(payload);
+    });
+  }
+
+  function outcomeOf(res: IncomingMessage): Outcome {
+    const status = res.statusCode ?? 0;
+    if (status >= 200 && status < 300) return { ok: true };
+    if (status === 429 || status >= 500) {
+      const after = retryAfterMs(res.headers["retry-after"]);
+      const outcome = { ok: false, retry: true, reason: `HTTP ${status}` } as const;
+      return after === undefined ? outcome : { ...outcome, retryAfterMs: Math.min(after, maxDelayMs) };
+    }
+    // A redirect is not followed: its target has not passed the guard.
+    if (status >= 300 && status < 400) return { ok: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` };
+    return { ok: false, retry: false, reason: `HTTP ${status}` };
+  }
+
+  function idle(): Promise<void> {
+    return queues.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
+  }
+
+  async function close(): Promise<void> {
+    stop.abort();
+    for (const queue of queues.values()) queue.length = 0;
+    await idle();
+    agents.http.destroy();
+    agents.https.destroy();
+  }
+
+  return { send, idle, close };
+}
+
+/**
+ * A `lookup` for http.request that resolves through the guard: every address
+ * of the host is checked, and the socket is only handed checked ones.
+ * `onRefused` hears a refusal, which is not worth retrying.
+ */
+function guardedLookup(guard: WebhookGuard, onRefused: (e: WebhookNotAllowedError) => void): LookupFunction {
+  return (hostname, options, callback) => {
+    guard.resolve(hostname).then(
+      (all) => {
+        const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family;
+        const addresses = family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
+        const first = addresses[0];
+        if (!first) callback(Object.assign(new Error(`host "${hostname}" has no IPv${family} address`), { code: "ENOTFOUND" }), "");
+        else if (options.all) callback(null, addresses.map(({ address, family }) => ({ address, family })));
+        else callback(null, first.address, first.family);
+      },
+      (e: unknown) => {
+        if (e instanceof WebhookNotAllowedError) onRefused(e);
+        callback(e instanceof Error ? e : new Error(String(e)), "");
+      },
+    );
+  };
+}
+
+function failure(retry: boolean, e: unknown): Outcome {
+  return { ok: false, retry, reason: e instanceof Error ? e.message : String(e) };
+}
+
+function where(target: PushTarget): string {
+  return `"${shownUrl(target.url)}" (config "${target.configId}")`;
+}
+
+/** `Retry-After` in ms: delay-seconds or an HTTP-date; undefined when absent or unreadable. */
+function retryAfterMs(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
