@@ -177,7 +177,7 @@ test("a file without services, or whose services have no rules, yields no files"
 describe("plugin options", () => {
   const a2a = (parameter: string) => runPlugin(request("valid", ["a2a.proto"], parameter));
   const validList =
-    "valid options are profile, server, client, stub, connect, json_codec, conflicts, openapi, streaming, same_shape, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
+    "valid options are profile, server, client, stub, agent, connect, json_codec, conflicts, openapi, streaming, same_shape, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
 
   test("an unknown option is named, with the list of valid ones", () => {
     expect(thrown(() => a2a("target=ts,flavour=mild"))).toBe(

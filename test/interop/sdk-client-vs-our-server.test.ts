@@ -69,7 +69,7 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
 
   /** A task our agent keeps WORKING until it is canceled. */
   async function waiting(): Promise<SdkTask> {
-    const res = await client.sendMessage(req({ message: sdkMessage("/wait") }));
+    const res = await client.sendMessage(req({ message: sdkMessage("/wait"), configuration: { returnImmediately: true } }));
     expect(isMessage(res)).toBe(false);
     const task = res as SdkTask;
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status?.state);

@@ -35,8 +35,8 @@ import { rejection, streamFailure } from "./harness/util.js";
 import { artifactTexts, drain, isMessage, withFailingStream } from "./harness/sdk-shapes.js";
 
 /** A SendMessageRequest the SDK's protobuf encoder takes (ts-proto wants every field: fromJSON fills them). */
-function send(text: string, extra: Record<string, unknown> = {}) {
-  return SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra } });
+function send(text: string, extra: Record<string, unknown> = {}, configuration?: Record<string, unknown>) {
+  return SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra }, ...(configuration ? { configuration } : {}) });
 }
 
 /** The gRPC status code the SDK's typed error carries. */
@@ -95,7 +95,7 @@ describe.each([
   });
 
   it("CancelTask and SubscribeToTask: Task first, the cancel ends the stream", async () => {
-    const task = (await client.sendMessage(send("/wait"))) as SdkTask;
+    const task = (await client.sendMessage(send("/wait", {}, { returnImmediately: true }))) as SdkTask;
     const it = client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: task.id }))[Symbol.asyncIterator]();
     const first = await it.next();
     expect((first.value as SdkStreamResponse).payload?.$case).toBe("task");

@@ -94,7 +94,7 @@ describe.each(matrix)("SDK JSON-RPC client -> our $framework server ($label)", (
   });
 
   it("CancelTask and SubscribeToTask: Task first, the cancel ends the stream", async () => {
-    const task = (await client.sendMessage(req({ message: sdkMessage("/wait") }))) as SdkTask;
+    const task = (await client.sendMessage(req({ message: sdkMessage("/wait"), configuration: { returnImmediately: true } }))) as SdkTask;
     const it = client.resubscribeTask(req({ id: task.id }))[Symbol.asyncIterator]();
     const first = await it.next();
     expect((first.value as SdkStreamResponse).payload?.$case).toBe("task");

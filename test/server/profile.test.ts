@@ -203,7 +203,7 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
   test("the example agent end to end: send, get, list, cancel, subscribe, push config CRUD, card", async () => {
     const s = await run(framework, { kind: "a2a", handlers: createExampleAgent({ stepMs: 1 }) });
     const post = (p: string, b?: unknown) => send(s.url + p, { method: "POST", headers: j, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
-    const sent = await post("/acme/message:send", { message: { ...message, parts: [{ text: "/wait" }] } });
+    const sent = await post("/acme/message:send", { message: { ...message, parts: [{ text: "/wait" }] }, configuration: { returnImmediately: true } });
     expect(sent.status).toBe(200);
     const id = (sent.json as { task: { id: string } }).task.id;
     expect((await send(s.url + `/acme/tasks/${id}`, { headers: v })).status).toBe(200);

@@ -31,7 +31,8 @@ export async function startOurGrpcServer(
   const tenant = options.tenant ?? "";
   const card = exampleAgentCard("", tenant);
   card.supportedInterfaces[0]!.protocolBinding = "GRPC";
-  const example = createExampleAgent({ card, stepMs: 1 });
+  // Loopback test webhooks (http://127.0.0.1:9/hook) are allowed: the harness is a local agent.
+  const example = createExampleAgent({ card, stepMs: 1, push: { allow: { http: true, addresses: ["127.0.0.0/8"] } } });
   const agent = options.wrap ? options.wrap(example) : example;
   const requests: OurGrpcServer["requests"] = [];
   const adapter = connectNodeAdapter({ routes: a2aServiceConnect(agent) });

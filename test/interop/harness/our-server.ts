@@ -71,7 +71,8 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
   // The interface URL is known once the server listens; the agent keeps this
   // object and copies it on every GetExtendedAgentCard, so it is filled in below.
   const card: AgentCard = exampleAgentCard("http://127.0.0.1", tenant);
-  const example = createExampleAgent({ card, stepMs: options.stepMs ?? 1 });
+  // Loopback test webhooks (http://127.0.0.1:9/hook) are allowed: the harness is a local agent.
+  const example = createExampleAgent({ card, stepMs: options.stepMs ?? 1, push: { allow: { http: true, addresses: ["127.0.0.0/8"] } } });
   const agent: A2AServiceHandlers = options.wrap ? options.wrap(example) : example;
   const cardJson = () => toJson(AgentCardSchema, card);
 

@@ -126,8 +126,11 @@ export function createWebhookGuard(options: GuardOptions = {}): WebhookGuard {
       try {
         await resolve(host);
       } catch (e) {
-        const why = e instanceof WebhookNotAllowedError ? e.message : `host "${host}" does not resolve (${errorCode(e)})`;
-        throw new WebhookNotAllowedError(`webhook URL "${shown(url)}" is not allowed: ${why}`);
+        // A name that does not resolve now (no DNS here, or not yet) proves
+        // nothing either way; every delivery resolves it again through the
+        // guard, and only a checked address is ever connected to.
+        if (!(e instanceof WebhookNotAllowedError)) return url;
+        throw new WebhookNotAllowedError(`webhook URL "${shown(url)}" is not allowed: ${e.message}`);
       }
     }
     return url;
@@ -175,9 +178,4 @@ function parseRange(text: string): [IP, number] {
   } catch {
     throw new TypeError(`push allow.addresses: "${text}" is not an IP address or CIDR range`);
   }
-}
-
-function errorCode(e: unknown): string {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : e instanceof Error ? e.message : String(e);
 }
