@@ -5,7 +5,8 @@
 //   under strict NodeNext;
 // - the default target and target=dts with TypeScript 7 in the project;
 // - one scaffolded agent per framework: npm install, typecheck before and after
-//   `npm run generate`, npm start, the card and SendMessage;
+//   `npm run generate`, its own `npm test`, npm start, the card and SendMessage
+//   (the echo executor's COMPLETED task) on the three bindings;
 // - the production install of the Hono agent (npm install --omit=dev), measured,
 //   serving from its build.
 // Installs share the user's npm cache (--prefer-offline), which `npm ci` of this
@@ -16,7 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { Code as ConnectCode, createClient } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { fromJson } from "@bufbuild/protobuf";
 import { A2AService, SendMessageRequestSchema } from "../../gen/a2a_pb.js";
@@ -202,41 +203,46 @@ function stop(child: ChildProcess) {
 
 const sendMessage = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] } };
 
-/** The card lists the three bindings, and each answers SendMessage with the stub's UNIMPLEMENTED. */
+/** The card lists the three bindings, and each answers SendMessage with the echo agent's COMPLETED task. */
 async function expectAgent(url: string) {
   const card = await fetch(`${url}/.well-known/agent-card.json`);
   expect(card.status).toBe(200);
-  const interfaces = ((await card.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] }).supportedInterfaces;
+  const body = (await card.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[]; capabilities: unknown };
+  expect(body.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
+  const interfaces = body.supportedInterfaces;
   expect(interfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC", "GRPC"]);
   expect(interfaces[0]!.url).toBe(url);
 
+  type TaskJson = { status: { state: string }; artifacts: { parts: { text: string }[] }[] };
   const rpc = await fetch(interfaces[1]!.url, {
     method: "POST",
     headers: { "A2A-Version": "1.0", "Content-Type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendMessage", params: sendMessage }),
   });
-  const answer = (await rpc.json()) as { id: number; error: { code: number } };
+  const answer = (await rpc.json()) as { id: number; result: { task: TaskJson } };
   expect(answer.id).toBe(7);
-  expect(answer.error.code).toBe(-32004); // UnsupportedOperationError
+  expect(answer.result.task.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(answer.result.task.artifacts[0]!.parts[0]!.text).toBe("echo: hello");
 
   const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${interfaces[2]!.url}` }));
-  await expect(grpc.sendMessage(fromJson(SendMessageRequestSchema, sendMessage), { headers: { "A2A-Version": "1.0" } })).rejects.toMatchObject({ code: ConnectCode.Unimplemented });
+  const viaGrpc = await grpc.sendMessage(fromJson(SendMessageRequestSchema, sendMessage), { headers: { "A2A-Version": "1.0" } });
+  expect(viaGrpc.payload.case === "task" && viaGrpc.payload.value.artifacts[0]?.parts[0]?.content.value).toBe("echo: hello");
 
   const res = await fetch(`${url}/message:send`, {
     method: "POST",
     headers: { "A2A-Version": "1.0", "Content-Type": "application/a2a+json" },
     body: JSON.stringify(sendMessage),
   });
-  expect(res.status).toBe(501);
-  const body = (await res.json()) as { error: { status: string; details: { reason?: string }[] } };
-  expect(body.error.status).toBe("UNIMPLEMENTED");
-  expect(body.error.details[0]?.reason).toBe("UNSUPPORTED_OPERATION");
+  expect(res.status).toBe(200);
+  const { task } = (await res.json()) as { task: TaskJson };
+  expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(task.artifacts[0]!.parts[0]!.text).toBe("echo: hello");
 }
 
 describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded from the installed plugin", (framework) => {
   const dir = join(work, `agent-${framework}`);
 
-  test("installs, type-checks before and after generate, starts, answers the card and SendMessage", async () => {
+  test("installs, type-checks before and after generate, passes its npm test, starts, answers the card and SendMessage", async () => {
     const { stdout } = await run(
       join(host, "node_modules", ".bin", "protoc-gen-a2a-http"),
       ["scaffold", dir, "--framework", framework],
@@ -251,6 +257,8 @@ describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded fr
     await npm(dir, "run", "typecheck");
     await npm(dir, "run", "generate");
     await npm(dir, "run", "typecheck");
+    const tested = await npm(dir, "test");
+    expect(tested.stdout).toMatch(/# pass 2\n# fail 0\n/);
 
     const { url, child } = await start(dir, ["start"]);
     try {

@@ -4,11 +4,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, test } from "vitest";
+import { fromJson } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { A2AService, SendMessageRequestSchema } from "../../gen/a2a_pb.js";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "..", "..");
 const bin = join(root, "packages", "plugin", "bin", "protoc-gen-a2a-http.js");
 const a2aProto = join(root, "..", "shared", "proto", "a2a.proto");
+const libraryProto = join(root, "proto", "acme", "library", "v1", "library.proto");
 const tmp = mkdtempSync(join(tmpdir(), "a2a-http-scaffold-test-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -35,85 +40,193 @@ async function scaffold(dir: string, ...args: string[]) {
   return run(process.execPath, [bin, "scaffold", dir, "--proto", a2aProto, ...args], { cwd: tmp });
 }
 
+const withBin = (dotBin: string) => ({ ...process.env, PATH: `${dotBin}:${process.env["PATH"]}` });
+
 async function generateAndCheck(dir: string, dotBin: string) {
-  const env = { ...process.env, PATH: `${dotBin}:${process.env["PATH"]}` };
+  const env = withBin(dotBin);
   await run(join(dotBin, "buf"), ["generate"], { cwd: dir, env });
   await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", dir], { cwd: dir, env });
 }
 
-/** Starts the scaffolded server on a free port and resolves with its base URL. */
-function start(dir: string, dotBin: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(join(dotBin, "tsx"), ["src/server.ts"], {
+/** Starts the scaffolded server (src/main.ts) on free ports and resolves with its base URL. */
+function start(dir: string, dotBin: string): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null> }> {
+  const child = spawn(join(dotBin, "tsx"), ["src/main.ts"], {
     cwd: dir,
     env: { ...process.env, PORT: "0", GRPC_PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const exited = new Promise<number | null>((ok) => child.once("exit", (code) => ok(code)));
   return new Promise((resolvePromise, reject) => {
     let out = "";
     let err = "";
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) resolvePromise({ url: m[1]!, child });
+      if (m) resolvePromise({ url: m[1]!, child, exited });
     });
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
   });
 }
 
-const a2aCalls: [string, string, unknown?][] = [
-  ["POST", "/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } }],
-  ["POST", "/message:stream", { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } }],
-  ["GET", "/tasks/t1"],
-  ["GET", "/tasks"],
-  ["POST", "/tasks/t1:cancel", {}],
-  ["POST", "/tasks/t1:subscribe"],
-  ["POST", "/tasks/t1/pushNotificationConfigs", { url: "http://127.0.0.1/hook" }],
-  ["GET", "/tasks/t1/pushNotificationConfigs/c1"],
-  ["GET", "/tasks/t1/pushNotificationConfigs"],
-  ["DELETE", "/tasks/t1/pushNotificationConfigs/c1"],
-  ["GET", "/extendedAgentCard"],
-];
+/** Stops a server started by {@link start} with SIGTERM and resolves with its exit code. */
+async function stop(server: { child: ChildProcess; exited: Promise<number | null> }): Promise<number | null> {
+  if (server.child.exitCode === null) server.child.kill("SIGTERM");
+  return server.exited;
+}
+
+const a2aHeaders = { "A2A-Version": "1.0", "Content-Type": "application/json" };
+const sendRequest = (text: string) => ({ message: { messageId: `m-${text}`, role: "ROLE_USER", parts: [{ text }] } });
+
+interface TaskJson {
+  id: string;
+  status: { state: string };
+  artifacts?: { parts: { text?: string }[] }[];
+}
+
+/** SendMessage over HTTP+JSON: the task it answers. */
+async function send(url: string, text: string): Promise<TaskJson> {
+  const res = await fetch(`${url}/message:send`, { method: "POST", headers: a2aHeaders, body: JSON.stringify(sendRequest(text)) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { task: TaskJson }).task;
+}
 
 describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framework) => {
   const dir = join(tmp, `agent-${framework}`);
 
-  test("writes a project that generates, type-checks, and answers every operation with 501", async () => {
+  test("writes an echo agent on the task engine that generates, type-checks, passes its own npm test and serves every rpc on the three bindings", async () => {
     const { stdout } = await scaffold(dir, "--framework", framework);
-    expect(stdout).toContain("src/handlers.ts");
+    for (const f of ["src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/server.ts", "src/main.ts"]) expect(stdout).toContain(f);
+    expect(existsSync(join(dir, "src", "handlers.ts"))).toBe(false);
     const dotBin = linkNodeModules(dir);
     await generateAndCheck(dir, dotBin);
-    const { url, child } = await start(dir, dotBin);
+
+    // The project's own test: the agent in-process, through the generated client.
+    const tested = await run("npm", ["test"], { cwd: dir, env: withBin(dotBin) });
+    expect(tested.stdout).toMatch(/# pass 2\n/);
+    expect(tested.stdout).toMatch(/# fail 0\n/);
+
+    const server = await start(dir, dotBin);
+    const { url } = server;
     try {
-      for (const [method, path, body] of a2aCalls) {
+      const cardRes = await fetch(url + "/.well-known/agent-card.json");
+      expect(cardRes.status).toBe(200);
+      expect(cardRes.headers.get("etag")).toBeTruthy();
+      const card = (await cardRes.json()) as {
+        capabilities: Record<string, boolean>;
+        supportedInterfaces: { url: string; protocolBinding: string }[];
+      };
+      expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
+      expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC", "GRPC"]);
+
+      // SendMessage answers a COMPLETED task whose artifact echoes the text.
+      const task = await send(url, "hi");
+      expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+      expect(task.artifacts?.[0]?.parts[0]?.text).toBe("echo: hi");
+
+      // The same over JSON-RPC and gRPC.
+      const rpc = await fetch(card.supportedInterfaces[1]!.url, {
+        method: "POST",
+        headers: a2aHeaders,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendMessage", params: sendRequest("rpc") }),
+      });
+      const rpcTask = ((await rpc.json()) as { result: { task: TaskJson } }).result.task;
+      expect(rpcTask.status.state).toBe("TASK_STATE_COMPLETED");
+      expect(rpcTask.artifacts?.[0]?.parts[0]?.text).toBe("echo: rpc");
+      const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${card.supportedInterfaces[2]!.url}` }));
+      const grpcAnswer = await grpc.sendMessage(fromJson(SendMessageRequestSchema, sendRequest("grpc")), { headers: { "A2A-Version": "1.0" } });
+      expect(grpcAnswer.payload.case).toBe("task");
+      expect(grpcAnswer.payload.case === "task" && grpcAnswer.payload.value.artifacts[0]?.parts[0]?.content.value).toBe("echo: grpc");
+
+      // Every other rpc is served (none answers UNIMPLEMENTED).
+      const calls: [string, string, unknown?][] = [
+        ["POST", "/message:stream", sendRequest("stream")],
+        ["GET", `/tasks/${task.id}`],
+        ["GET", "/tasks"],
+        ["POST", `/tasks/${task.id}:cancel`, {}],
+        ["POST", `/tasks/${task.id}:subscribe`],
+        ["POST", `/tasks/${task.id}/pushNotificationConfigs`, { url: "http://127.0.0.1/hook" }],
+        ["GET", `/tasks/${task.id}/pushNotificationConfigs`],
+        ["GET", `/tasks/${task.id}/pushNotificationConfigs/c1`],
+        ["DELETE", `/tasks/${task.id}/pushNotificationConfigs/c1`],
+        ["GET", "/extendedAgentCard"],
+      ];
+      const statuses: string[] = [];
+      for (const [method, path, body] of calls) {
         const res = await fetch(url + path, {
           method,
-          headers: { "A2A-Version": "1.0", ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+          headers: body === undefined ? { "A2A-Version": "1.0" } : a2aHeaders,
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
-        const json = (await res.json()) as { error: { status: string; message: string } };
-        expect(res.status, `${method} ${path}`).toBe(501);
-        expect(json.error.status).toBe("UNIMPLEMENTED");
-        expect(json.error.message).toMatch(/is not implemented yet$/);
+        const text = await res.text();
+        statuses.push(`${method} ${path.replace(task.id, "{id}")} ${res.status}`);
+        expect(res.status, `${method} ${path}: ${text}`).not.toBe(501);
       }
-      const card = await fetch(url + "/.well-known/agent-card.json");
-      expect(card.status).toBe(200);
+      expect(statuses).toEqual([
+        "POST /message:stream 200",
+        "GET /tasks/{id} 200",
+        "GET /tasks 200",
+        "POST /tasks/{id}:cancel 400", // a COMPLETED task is not cancelable
+        "POST /tasks/{id}:subscribe 400", // nor subscribable
+        "POST /tasks/{id}/pushNotificationConfigs 200",
+        "GET /tasks/{id}/pushNotificationConfigs 200",
+        "GET /tasks/{id}/pushNotificationConfigs/c1 404",
+        "DELETE /tasks/{id}/pushNotificationConfigs/c1 200",
+        "GET /extendedAgentCard 400", // the card declares none
+      ]);
     } finally {
-      child.kill("SIGTERM");
+      expect(await stop(server)).toBe(0);
     }
-  }, 180_000);
+  }, 240_000);
 
-  test("refuses to overwrite the project unless told to", async () => {
-    const before = readFileSync(join(dir, "src", "handlers.ts"), "utf8");
-    writeFileSync(join(dir, "src", "handlers.ts"), before + "\n// mine\n");
+  test("--force rewrites the scaffold's files, merges package.json and leaves the files you edit", async () => {
+    const path = (f: string) => join(dir, f);
+    const original = Object.fromEntries(
+      ["src/executor.ts", "src/server.ts", "package.json"].map((f) => [f, readFileSync(path(f), "utf8")]),
+    );
+    const shout = original["src/executor.ts"]!.replace("`echo: ${text}`", "`ECHO: ${text.toUpperCase()}`");
+    expect(shout).not.toBe(original["src/executor.ts"]);
+    writeFileSync(path("src/executor.ts"), shout);
+    writeFileSync(path("src/card.ts"), readFileSync(path("src/card.ts"), "utf8").replace("Echoes the text", "Shouts the text"));
+    writeFileSync(path("README.md"), "# mine\n");
+    writeFileSync(path("src/server.ts"), original["src/server.ts"] + "\n// a stray edit\n");
+    const pkg = JSON.parse(original["package.json"]!) as { dependencies: Record<string, string>; scripts: Record<string, string> };
+    pkg.dependencies["left-pad"] = "1.3.0";
+    pkg.scripts["lint"] = "echo lint";
+    delete pkg.scripts["test"];
+    writeFileSync(path("package.json"), JSON.stringify(pkg, null, 2));
+
     await expect(scaffold(dir, "--framework", framework)).rejects.toMatchObject({
       code: 1,
-      stderr: expect.stringContaining("pass --force to overwrite"),
+      stderr: expect.stringContaining("pass --force to rewrite the scaffold's files"),
     });
-    expect(readFileSync(join(dir, "src", "handlers.ts"), "utf8")).toContain("// mine");
-    await scaffold(dir, "--framework", framework, "--force");
-    expect(readFileSync(join(dir, "src", "handlers.ts"), "utf8")).toBe(before);
-  }, 60_000);
+    expect(readFileSync(path("src/server.ts"), "utf8")).toContain("// a stray edit");
+
+    const { stdout } = await scaffold(dir, "--framework", framework, "--force");
+    expect(stdout).toContain("package.json (merged into yours)");
+    const leftList = stdout.slice(stdout.indexOf("left 4 files of yours as they were:"));
+    for (const f of ["README.md", "src/executor.ts", "src/executor.test.ts", "src/card.ts"]) expect(leftList).toContain(`  ${f}\n`);
+    expect(readFileSync(path("src/executor.ts"), "utf8")).toBe(shout);
+    expect(readFileSync(path("README.md"), "utf8")).toBe("# mine\n");
+    expect(readFileSync(path("src/card.ts"), "utf8")).toContain("Shouts the text");
+    expect(readFileSync(path("src/server.ts"), "utf8")).toBe(original["src/server.ts"]);
+    const merged = JSON.parse(readFileSync(path("package.json"), "utf8")) as typeof pkg;
+    expect(merged.dependencies["left-pad"]).toBe("1.3.0");
+    expect(merged.scripts["lint"]).toBe("echo lint");
+    expect(merged.scripts["test"]).toBe((JSON.parse(original["package.json"]!) as typeof pkg).scripts["test"]);
+
+    // The agent runs the edited executor.
+    const dotBin = join(dir, "node_modules", ".bin");
+    await generateAndCheck(dir, dotBin);
+    const server = await start(dir, dotBin);
+    try {
+      const task = await send(server.url, "hi");
+      expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+      expect(task.artifacts?.[0]?.parts[0]?.text).toBe("ECHO: HI");
+    } finally {
+      await stop(server);
+    }
+  }, 120_000);
 });
 
 describe("scaffold input errors", () => {
@@ -127,19 +240,36 @@ describe("scaffold input errors", () => {
   }, 60_000);
 });
 
-test("a proto that gains an rpc makes the handlers stop type-checking until the method is written", async () => {
-  const dir = join(tmp, "regen");
-  await scaffold(dir, "--framework", "hono");
+test("a service that is not A2A's gets handler stubs, which stop type-checking when the proto gains an rpc until the method is written", async () => {
+  const dir = join(tmp, "library");
+  const { stdout } = await run(
+    process.execPath,
+    [bin, "scaffold", dir, "--proto", libraryProto, "--framework", "hono"],
+    { cwd: tmp },
+  );
+  expect(stdout).toContain("src/handlers.ts");
+  expect(existsSync(join(dir, "src", "executor.ts"))).toBe(false);
+  expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.test).toBeUndefined();
   const dotBin = linkNodeModules(dir);
   await generateAndCheck(dir, dotBin);
 
-  const protoPath = join(dir, "proto", "a2a.proto");
+  const server = await start(dir, dotBin);
+  try {
+    const res = await fetch(`${server.url}/v1/shelves/1/books/2`);
+    expect(res.status).toBe(501);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/is not implemented yet$/);
+    expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(200);
+  } finally {
+    expect(await stop(server)).toBe(0);
+  }
+
+  const protoPath = join(dir, "proto", "library.proto");
   const proto = readFileSync(protoPath, "utf8");
   const grown = proto.replace(
-    /service A2AService \{/,
-    `service A2AService {
-  // Pings the agent.
-  rpc Ping(GetExtendedAgentCardRequest) returns (AgentCard) {
+    /service LibraryService \{/,
+    `service LibraryService {
+  // Pings the library.
+  rpc Ping(GetShelfRequest) returns (Shelf) {
     option (google.api.http) = { get: "/ping" };
   }`,
   );
@@ -152,10 +282,7 @@ test("a proto that gains an rpc makes the handlers stop type-checking until the 
   const handlers = readFileSync(join(dir, "src", "handlers.ts"), "utf8");
   writeFileSync(
     join(dir, "src", "handlers.ts"),
-    handlers.replace(
-      /\n\};\n$/,
-      `\n  async ping() {\n    return { name: "pong", description: "", version: "1" };\n  },\n};\n`,
-    ),
+    handlers.replace(/\n\};\n$/, `\n  async ping() {\n    return { shelf: "pong" };\n  },\n};\n`),
   );
   await generateAndCheck(dir, dotBin);
 }, 240_000);

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { serverFrameworks, type ServerFramework } from "../options.js";
 import { version } from "../version.js";
 import type { PackageSpecs } from "./package-source.js";
-import { defaultPort, defaultProto, scaffold, ScaffoldError } from "./scaffold.js";
+import { defaultPort, defaultProto, scaffold, ScaffoldError, userFiles } from "./scaffold.js";
 
 function describe(p: PackageSpecs): string {
   if (p.source === "registry") return `the registry (${p.runtime})`;
@@ -14,9 +14,17 @@ const usage = `usage: protoc-gen-a2a-http scaffold <dir> [--framework express|fa
 
 Writes a new A2A agent server project into <dir>: package.json, buf.yaml and
 buf.gen.yaml using this plugin, the proto (a2a.proto unless --proto) with the
-google/api protos it imports, src/handlers.ts with every method answering
-UNIMPLEMENTED, src/server.ts and a README. Existing files are kept unless
---force is given.
+google/api protos it imports, src/server.ts serving the agent over HTTP+JSON,
+JSON-RPC and gRPC, src/main.ts starting it, and a README. For A2A's service
+the agent runs on the A2A task engine (a2a-http/agent): src/executor.ts is an
+echo executor for you to rewrite, src/card.ts its card, src/executor.test.ts
+its test (npm test). For another service, src/handlers.ts has every method
+answering UNIMPLEMENTED.
+
+An existing project is left alone unless --force is given; even then the
+files you edit (${userFiles.join(", ")}) are never
+overwritten, package.json gets the scaffold's scripts and dependencies merged
+into it, and the scaffold's other files are rewritten.
 
   --framework  the server framework (default express)
   --proto      the proto with the service (default: the a2a.proto this package ships)
@@ -78,7 +86,7 @@ export function runScaffoldCli(args: string[]): number {
     return 2;
   }
   try {
-    const { files: written, packages } = scaffold({
+    const { files: written, left, merged, packages } = scaffold({
       dir: positionals[0]!,
       framework,
       proto,
@@ -87,7 +95,10 @@ export function runScaffoldCli(args: string[]): number {
       from: values.from,
       port,
     });
-    process.stdout.write(`wrote ${written.length} files into ${positionals[0]}:\n${written.map((f) => "  " + f).join("\n")}\n`);
+    const list = (names: string[]) => names.map((f) => `  ${f}${f === "package.json" && merged ? " (merged into yours)" : ""}\n`).join("");
+    const count = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+    process.stdout.write(`wrote ${count(written.length)} into ${positionals[0]}:\n${list(written)}`);
+    if (left.length > 0) process.stdout.write(`left ${count(left.length)} of yours as they were:\n${list(left)}`);
     process.stdout.write(`a2a-http and protoc-gen-a2a-http come from ${describe(packages)}\n`);
     process.stdout.write(`next: cd ${positionals[0]} && npm install && npm start\n`);
     return 0;

@@ -8,6 +8,7 @@ import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import Handlebars from "handlebars";
 import { readServiceRoutes } from "../httprule/service.js";
+import { a2aMessagesOf } from "../emit/agent.js";
 import { withoutInternalComments } from "../emit/jsdoc.js";
 import { lowerFirstWord } from "../emit/names.js";
 import { serverFrameworks, type ServerFramework } from "../options.js";
@@ -26,7 +27,11 @@ export interface ScaffoldOptions {
   readonly proto: string;
   /** Which service of the proto, when it has several with HTTP rules. */
   readonly service?: string | undefined;
-  /** Overwrite files that exist. */
+  /**
+   * Rewrite the scaffold's own files that exist (the server, the build
+   * config, the proto copies) and merge package.json; the files you edit
+   * (see {@link userFiles}) are never overwritten.
+   */
   readonly force?: boolean | undefined;
   /**
    * A folder with the packed tarballs of a2a-http and protoc-gen-a2a-http that
@@ -50,10 +55,22 @@ export function defaultProto(): string | undefined {
 }
 
 /**
- * Writes a new agent server project into `options.dir`: package.json, buf.yaml,
- * buf.gen.yaml using this plugin, the proto, a handlers file with every method
- * answering UNIMPLEMENTED, the server entry point and a README. Refuses to
- * overwrite anything unless `force` is set.
+ * The files of a scaffolded project that are yours to edit: written when
+ * missing, never overwritten, `--force` or not. The others are the
+ * scaffold's (rewritten by `--force`), except package.json, which `--force`
+ * merges: the scaffold's scripts and dependency versions, the rest of yours kept.
+ */
+export const userFiles: readonly string[] = ["README.md", "src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/handlers.ts"];
+
+/**
+ * Writes a new agent server project into `options.dir`: package.json,
+ * buf.yaml, buf.gen.yaml using this plugin, the proto, the server and a
+ * README. For A2A's service the agent runs on the A2A task engine
+ * (a2a-http/agent): `src/executor.ts` is an echo executor, `src/card.ts` its
+ * card, `src/executor.test.ts` its test (`npm test`). For another service,
+ * `src/handlers.ts` has every method answering UNIMPLEMENTED. Refuses to
+ * touch an existing project unless `force` is set, and even then leaves the
+ * {@link userFiles} as they are.
  */
 export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   if (!serverFrameworks.includes(options.framework)) {
@@ -66,11 +83,14 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const service = describeService(protoPath, options.service);
   const packages = packageSpecs(packageRoot, options.from);
   const packageName = basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "") || "a2a-agent";
+  const profile = service.typeName.endsWith(".A2AService") ? "a2a" : "none";
+  const engine = profile === "a2a" ? service.engine : undefined;
 
   const context = {
     packageName,
     framework: options.framework,
-    profile: service.typeName.endsWith(".A2AService") ? "a2a" : "none",
+    profile,
+    engine,
     protoFile,
     httpModule: protoFile.replace(/\.proto$/, "") + "_http",
     serviceName: service.name,
@@ -90,8 +110,15 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ["tsconfig.json", render("tsconfig.json.hbs", context)],
     [".gitignore", render("gitignore.hbs", context)],
     ["README.md", render("README.md.hbs", context)],
-    ["src/handlers.ts", render("handlers.ts.hbs", context)],
+    ...(engine
+      ? ([
+          ["src/executor.ts", render("executor.ts.hbs", context)],
+          ["src/executor.test.ts", render("executor.test.ts.hbs", context)],
+          ["src/card.ts", render("card.ts.hbs", context)],
+        ] as const)
+      : ([["src/handlers.ts", render("handlers.ts.hbs", context)]] as const)),
     ["src/server.ts", render("server.ts.hbs", context)],
+    ["src/main.ts", render("main.ts.hbs", context)],
     ["scripts/generate-if-needed.mjs", render("generate-if-needed.mjs.hbs", context)],
   ]);
   const copies = new Map<string, string>([[`proto/${protoFile}`, protoPath]]);
@@ -102,24 +129,78 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const targets = [...files.keys(), ...copies.keys()];
   const existing = targets.filter((t) => existsSync(join(dir, t)));
   if (existing.length > 0 && !options.force) {
+    const kept = targets.filter((t) => userFiles.includes(t));
     throw new ScaffoldError(
-      `${options.dir} already has ${existing.join(", ")}; pass --force to overwrite`,
+      `${options.dir} already has ${existing.join(", ")}; pass --force to rewrite the scaffold's files ` +
+        `(${kept.join(", ")} are yours: --force leaves them as they are, and merges package.json)`,
     );
   }
+  const written: string[] = [];
+  const left: string[] = [];
+  let merged = false;
   for (const [name, text] of files) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
+    const path = join(dir, name);
+    let out = text;
+    if (existsSync(path)) {
+      if (userFiles.includes(name)) {
+        left.push(name);
+        continue;
+      }
+      if (name === "package.json") {
+        const m = mergePackageJson(readFileSync(path, "utf8"), text);
+        if (m === undefined) {
+          left.push(name);
+          continue;
+        }
+        out = m;
+        merged = true;
+      }
+    }
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, out);
+    written.push(name);
   }
   for (const [name, from] of copies) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     copyFileSync(from, join(dir, name));
+    written.push(name);
   }
-  return { files: targets, packages };
+  return { files: written, left, merged, packages };
+}
+
+/**
+ * An existing package.json with the scaffold's scripts and dependency
+ * versions set, its other entries (your dependencies, scripts, fields) kept;
+ * undefined when it is not a JSON object.
+ */
+function mergePackageJson(existing: string, ours: string): string | undefined {
+  let theirs: unknown;
+  try {
+    theirs = JSON.parse(existing);
+  } catch {
+    return undefined;
+  }
+  if (theirs === null || typeof theirs !== "object" || Array.isArray(theirs)) return undefined;
+  const result = { ...(theirs as Record<string, unknown>) };
+  const scaffolded = JSON.parse(ours) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(scaffolded)) {
+    const mine = result[key];
+    if (value !== null && typeof value === "object" && mine !== null && typeof mine === "object" && !Array.isArray(mine)) {
+      result[key] = { ...(mine as object), ...(value as object) };
+    } else if (!(key in result)) {
+      result[key] = value;
+    }
+  }
+  return JSON.stringify(result, null, 2) + "\n";
 }
 
 export interface ScaffoldResult {
   /** The files written, relative to the project directory. */
   readonly files: string[];
+  /** The files you edit that existed and were left as they were. */
+  readonly left: string[];
+  /** Whether package.json existed and the scaffold's entries were merged into it. */
+  readonly merged: boolean;
   /** Where the project's package.json takes a2a-http and protoc-gen-a2a-http from. */
   readonly packages: PackageSpecs;
 }
@@ -130,6 +211,11 @@ export const defaultPort = 41241;
 interface ServiceInfo {
   readonly name: string;
   readonly typeName: string;
+  /**
+   * For a service shaped like A2A's (what the plugin's `<file>_http_agent.ts`
+   * binds the task engine to): the module and name of its AgentCard message.
+   */
+  readonly engine: { readonly pbModule: string; readonly cardName: string } | undefined;
   readonly methods: readonly { localName: string; name: string; streaming: boolean; jsDoc: string }[];
 }
 
@@ -152,9 +238,11 @@ function describeService(protoPath: string, wanted: string | undefined): Service
       `service "${wanted}" not found; ${basename(protoPath)} has ${services.map((s) => s.service.name).join(", ")}`,
     );
   }
+  const a2a = a2aMessagesOf(chosen.service);
   return {
     name: chosen.service.name,
     typeName: chosen.service.typeName,
+    engine: a2a?.card ? { pbModule: a2a.card.file.name + "_pb", cardName: a2a.card.name } : undefined,
     methods: chosen.rpcs.map((m) => ({
         localName: m.localName,
         name: m.name,
