@@ -185,6 +185,8 @@ function deferred<T>(): Deferred<T> {
 }
 
 const DEFAULT_PAGE_SIZE = 50;
+/** How long `close()` waits for aborted executors to return. */
+const SHUTDOWN_WAIT_MS = 5_000;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- requests are the user's generated messages; the engine reads A2A's fields of them */
 type AnyRequest = any;
@@ -272,8 +274,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /** Stores a change of the task as one event, then hands the event to subscribers and push configs. */
   async function commit(key: TaskKey, version: number, task: TaskLike, event: ProtoMessage): Promise<number> {
-    const at = Date.now();
-    await store.tasks.commit(key, task, version, at, event);
+    await store.tasks.commit(key, task, version, statusTime(task), event);
     published(key, version + 1, event);
     return version + 1;
   }
@@ -301,13 +302,13 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const { task, pushConfig } = run.unstored!;
     const event = streamEvent({ case: "task", value: task });
     try {
-      await store.tasks.create(run.key, task, Date.now(), event);
+      await store.tasks.create(run.key, task, statusTime(task), event);
     } catch (e) {
       if (e instanceof StoreFullError) throw new RpcError(Code.RESOURCE_EXHAUSTED, e.message);
       throw e;
     }
     run.unstored = undefined;
-    if (pushConfig) await store.pushConfigs.put(run.key, pushConfig);
+    if (pushConfig) await putPushConfig(run.key, pushConfig);
     published(run.key, 1, event);
     run.first.resolve({ task, version: 1 });
     return { task, version: 1 };
@@ -358,6 +359,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const state = next.task.status?.state ?? 0;
     if (isTerminal(state) || isInterrupted(state)) {
       run.done = true;
+      // The task takes a follow-up now, even before this executor has returned.
+      if (runs.get(run.topic) === run) runs.delete(run.topic);
       run.settled.resolve();
     }
   }
@@ -474,13 +477,14 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (runs.has(run.topic)) {
           throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, { taskId: key.id });
         }
+        // Before anything of this turn is stored, so that a refused config leaves the task as it was.
+        if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key));
         const m = { ...incoming, contextId: task.contextId };
         const next = statusChange({ ...task, history: [...task.history, m] }, TaskState.WORKING, undefined, at);
         const version2 = await commit(key, version, next.task, next.event);
         runs.set(run.topic, run);
         return { task: next.task, version: version2, message: m };
       });
-      if (pushInit) await settingUp(run, () => store.pushConfigs.put(key, pushConfigOf(pushInit, key)));
       run.first.resolve({ task: continued.task, version: continued.version });
       snapshot = continued.task;
       message = continued.message;
@@ -546,6 +550,15 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     };
   }
 
+  async function putPushConfig(key: TaskKey, config: PushConfigLike): Promise<void> {
+    try {
+      await store.pushConfigs.put(key, config);
+    } catch (e) {
+      if (e instanceof StoreFullError) throw A2AErrors.invalidParams(e.message);
+      throw e;
+    }
+  }
+
   function pushConfigOf(init: PushConfigLike, key: TaskKey): PushConfigLike {
     if (!schemas.pushConfig) throw A2AErrors.pushNotificationNotSupported();
     return create(schemas.pushConfig, {
@@ -564,7 +577,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       await run.chain.catch(() => {});
       try {
         if (!run.done) {
-          if (error === undefined) await publish(run, (t, at) => statusChange(t, TaskState.COMPLETED, undefined, at));
+          if (closed) {
+            const reason = "the agent shut down before the task finished";
+            await publish(run, (t, at) => statusChange(t, TaskState.FAILED, agentMessage(reason, run.key.id, input.contextId), at));
+          } else if (error === undefined) await publish(run, (t, at) => statusChange(t, TaskState.COMPLETED, undefined, at));
           else {
             if (!isRpcError(error)) onError(error);
             const reason = isRpcError(error) ? error.message : "the agent failed while working on the task";
@@ -736,12 +752,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
       await checkWebhookUrl(req.url, options.push);
       const config = pushConfigOf(req, key);
-      try {
-        await store.pushConfigs.put(key, config);
-      } catch (e) {
-        if (e instanceof StoreFullError) throw A2AErrors.invalidParams(e.message);
-        throw e;
-      }
+      await putPushConfig(key, config);
       return config;
     },
 
@@ -810,12 +821,24 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       if (closed) return;
       closed = true;
       for (const run of runs.values()) run.controller.abort(new RpcError(Code.UNAVAILABLE, "the agent is shutting down"));
-      await Promise.all([...runs.values()].map((r) => r.settled.promise));
+      // Executors that ignore their signal are not waited for past a bound: shutdown must end.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all([...runs.values()].map((r) => r.settled.promise)),
+        new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
       hub.closeAll();
       await push?.close();
       await store.close?.();
     },
   });
+}
+
+/** When the task's status last changed: what ListTasks filters and orders by (an artifact alone does not move it). */
+function statusTime(task: TaskLike): number {
+  const t = task.status?.timestamp;
+  return t ? timestampMs(t) : Date.now();
 }
 
 function endsStream(event: ProtoMessage): boolean {
