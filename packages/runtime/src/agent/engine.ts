@@ -147,6 +147,8 @@ interface Run {
   readonly first: Deferred<{ task: TaskLike; version: number } | { message: MessageLike }>;
   /** Settles when the task ends, is interrupted, or the executor replies or returns. */
   readonly settled: Deferred<void>;
+  /** Settles when the executor has returned and its last publication is stored. */
+  readonly returned: Deferred<void>;
 }
 
 interface Deferred<T> {
@@ -208,7 +210,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http agent:", e));
   const checkModes = options.checkInputModes ?? true;
   const currentCard = (): Card => (typeof options.card === "function" ? (options.card as () => Card)() : options.card);
+  // The run that holds each task (a follow-up waits for it to end or be interrupted)...
   const runs = new Map<string, Run>();
+  // ...and every executor that has not returned yet, which cancel and shutdown abort.
+  const live = new Set<Run>();
   const locks = new Map<string, Promise<unknown>>();
   let push: PushSender | undefined;
   const pushSender = () => (push ??= createPushSender({ ...options.push, onError: options.push?.onError ?? ((e) => onError(e)) }));
@@ -547,6 +552,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       subscriber: undefined,
       first: deferred(),
       settled: deferred(),
+      returned: deferred(),
     };
   }
 
@@ -573,6 +579,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** Runs the executor; when it returns without an end, the task is COMPLETED; when it throws, FAILED. */
   function start(run: Run, input: ExecutorInput<T>): void {
     const task = updater(run, input.contextId);
+    live.add(run);
     const finish = async (error: unknown) => {
       await run.chain.catch(() => {});
       try {
@@ -593,9 +600,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         run.first.reject(e);
       } finally {
         if (runs.get(run.topic) === run) runs.delete(run.topic);
+        live.delete(run);
         run.done = true;
         run.settled.resolve();
-        run.first.reject(new RpcError(Code.INTERNAL, "the task could not be stored"));
+        if (!run.first.done) run.first.reject(new RpcError(Code.INTERNAL, "the task could not be stored"));
+        run.returned.resolve();
       }
     };
     let result: void | Promise<void>;
@@ -718,8 +727,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (isTerminal(state)) throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${stateName(state)}`);
         const next = statusChange(stored.task, TaskState.CANCELED, undefined, Date.now());
         await commit(key, stored.version, next.task, next.event);
-        const run = runs.get(topic);
-        if (run) {
+        for (const run of live) {
+          if (run.topic !== topic) continue;
           run.done = true;
           run.settled.resolve();
           run.controller.abort(new RpcError(Code.CANCELLED, `task ${req.id} was canceled`));
@@ -820,11 +829,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     async close() {
       if (closed) return;
       closed = true;
-      for (const run of runs.values()) run.controller.abort(new RpcError(Code.UNAVAILABLE, "the agent is shutting down"));
+      const running = [...live];
+      for (const run of running) run.controller.abort(new RpcError(Code.UNAVAILABLE, "the agent is shutting down"));
       // Executors that ignore their signal are not waited for past a bound: shutdown must end.
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.all([...runs.values()].map((r) => r.settled.promise)),
+        Promise.all(running.map((r) => r.returned.promise)),
         new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
       ]);
       clearTimeout(timer);

@@ -23,7 +23,11 @@ export interface MemoryStoreOptions {
   readonly maxTasks?: number;
   /** How long a task is kept after it ended (COMPLETED, FAILED, CANCELED, REJECTED). Default 1 hour. */
   readonly terminalTtlMs?: number;
-  /** Most events kept per task (the oldest go first; a reader that far behind gets the rest). Default 1 000. */
+  /**
+   * Most events kept per task (the oldest go first; a reader that far behind
+   * gets the rest). Default 100. Once a task has ended only its last event is
+   * kept: nobody can subscribe to it any more.
+   */
   readonly maxEventsPerTask?: number;
   /** Most push configs per task. Default 10. */
   readonly maxPushConfigsPerTask?: number;
@@ -38,6 +42,8 @@ interface Entry {
   updatedAt: number;
   /** When the task ended, for the TTL; undefined while it is live. */
   endedAt: number | undefined;
+  /** Set once removed, so the queue of ended tasks can skip it. */
+  removed: boolean;
   readonly events: StoredEvent[];
   readonly pushConfigs: Map<string, PushConfigLike>;
 }
@@ -48,13 +54,16 @@ const scopeOf = (key: { tenant: string; owner: string }) => `${key.tenant}\u0000
 export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore {
   const maxTasks = options.maxTasks ?? 10_000;
   const ttl = options.terminalTtlMs ?? 3_600_000;
-  const maxEvents = options.maxEventsPerTask ?? 1_000;
+  const maxEvents = options.maxEventsPerTask ?? 100;
   const maxConfigs = options.maxPushConfigsPerTask ?? 10;
   const now = options.now ?? Date.now;
   // Tasks by (tenant, owner), then id: every lookup is within one owner.
   const scopes = new Map<string, Map<string, Entry>>();
-  // Ended tasks in the order they ended, for the TTL and for making room.
-  const ended = new Set<Entry>();
+  // Ended tasks in the order they ended, for the TTL and for making room: an
+  // array read from `head` (a Set with many deletes makes each walk from its
+  // front slow); removed entries are skipped and the array compacted now and then.
+  let ended: Entry[] = [];
+  let head = 0;
   let count = 0;
 
   const find = (key: TaskKey) => scopes.get(scopeOf(key))?.get(key.id);
@@ -64,22 +73,30 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     if (scope?.get(entry.key.id) !== entry) return;
     scope.delete(entry.key.id);
     if (scope.size === 0) scopes.delete(scopeOf(entry.key));
-    ended.delete(entry);
+    entry.removed = true;
     count--;
+  }
+
+  /** The task that ended longest ago and is still here. */
+  function oldestEnded(): Entry | undefined {
+    while (head < ended.length && ended[head]!.removed) head++;
+    if (head > 1024 && head * 2 > ended.length) {
+      ended = ended.slice(head);
+      head = 0;
+    }
+    return ended[head];
   }
 
   function sweep(): void {
     const cutoff = now() - ttl;
-    for (const e of ended) {
-      if (e.endedAt! > cutoff) break;
-      remove(e);
-    }
+    for (let e = oldestEnded(); e && e.endedAt! <= cutoff; e = oldestEnded()) remove(e);
   }
 
   function noteState(entry: Entry): void {
     if (entry.endedAt === undefined && isTerminal(entry.task.status?.state ?? 0)) {
       entry.endedAt = now();
-      ended.add(entry);
+      ended.push(entry);
+      entry.events.splice(0, entry.events.length - 1);
     }
   }
 
@@ -100,10 +117,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
 
     async create(key, task, updatedAt, event) {
       sweep();
-      if (find(key)) throw new StaleVersionError(key, 0, find(key)!.version);
+      const existing = find(key);
+      if (existing) throw new StaleVersionError(key, 0, existing.version);
       if (count >= maxTasks) {
         // Make room from the tasks that ended longest ago; live ones are never dropped.
-        const oldest = ended.values().next().value;
+        const oldest = oldestEnded();
         if (!oldest) throw new StoreFullError(`the agent holds ${maxTasks} tasks that have not ended; try again later`);
         remove(oldest);
       }
@@ -113,6 +131,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
         version: 1,
         updatedAt,
         endedAt: undefined,
+        removed: false,
         events: [{ seq: 1, event }],
         pushConfigs: new Map(),
       };
