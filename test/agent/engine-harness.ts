@@ -214,26 +214,7 @@ export function messageOf(e: unknown): string {
   return (e as Error).message;
 }
 
-/** Awaits a promise that must reject, and returns what it rejected with. */
-export async function rejection(p: Promise<unknown> | (() => Promise<unknown>)): Promise<unknown> {
-  try {
-    await (typeof p === "function" ? p() : p);
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a rejection, but the call succeeded");
-}
-
-/** Reads a stream until it fails; returns the error and what came before (throws when it ended cleanly). */
-export async function streamFailure(stream: AsyncIterable<unknown>): Promise<{ error: unknown; before: unknown[] }> {
-  const before: unknown[] = [];
-  try {
-    for await (const e of stream) before.push(e);
-  } catch (error) {
-    return { error, before };
-  }
-  throw new Error(`expected the stream to fail, but it ended after ${before.length} events`);
-}
+export { rejection, streamFailure } from "../interop/harness/util.js";
 
 export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
