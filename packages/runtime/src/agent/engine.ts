@@ -280,25 +280,28 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** Stores a change of the task as one event, then hands the event to subscribers and push configs. */
   async function commit(key: TaskKey, version: number, task: TaskLike, event: ProtoMessage): Promise<number> {
     await store.tasks.commit(key, task, version, statusTime(task), event);
-    published(key, version + 1, event);
+    await published(key, version + 1, event);
     return version + 1;
   }
 
-  function published(key: TaskKey, seq: number, event: ProtoMessage): void {
+  /**
+   * Hands a stored event to subscribers and queues its push deliveries. Called
+   * under the task's lock, so deliveries are queued in the events' order
+   * whatever the store's speed.
+   */
+  async function published(key: TaskKey, seq: number, event: ProtoMessage): Promise<void> {
     hub.publish(topicOf(key), { seq, event });
-    void deliver(key, event);
-  }
-
-  async function deliver(key: TaskKey, event: ProtoMessage): Promise<void> {
+    let configs: PushConfigLike[];
     try {
-      const configs = await store.pushConfigs.list(key);
-      if (configs.length === 0) return;
-      const body = toJsonString(schemas.stream, event as never);
-      for (const c of configs) {
-        pushSender().send(topicOf(key), { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
-      }
+      configs = await store.pushConfigs.list(key);
     } catch (e) {
       onError(e);
+      return;
+    }
+    if (configs.length === 0) return;
+    const body = toJsonString(schemas.stream, event as never);
+    for (const c of configs) {
+      pushSender().send(topicOf(key), { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
     }
   }
 
@@ -314,7 +317,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     }
     run.unstored = undefined;
     if (pushConfig) await putPushConfig(run.key, pushConfig);
-    published(run.key, 1, event);
+    await published(run.key, 1, event);
     run.first.resolve({ task, version: 1 });
     return { task, version: 1 };
   }
@@ -331,27 +334,26 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /** One publication of the executor: applied after the earlier ones, refused once the task is done. */
   function publish(run: Run, change: Change | "reply", reply?: Content<T>): Promise<void> {
-    const p = (run.chain = run.chain.then(() =>
-      locked(run.topic, async () => {
-        if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
-        if (change === "reply") {
-          const contextId = run.unstored?.task.contextId;
-          if (contextId !== undefined) {
-            // A reply before anything was stored: the answer is the Message, and no task is kept.
-            const message = agentMessage(reply!, "", contextId);
-            run.reply = message;
-            run.unstored = undefined;
-            run.done = true;
-            run.first.resolve({ message });
-            run.settled.resolve();
-            return;
-          }
-          // The task exists already (returnImmediately, or a later turn): the reply completes it.
-          return apply(run, (task, at) => statusChange(task, TaskState.COMPLETED, agentMessage(reply!, task.id, task.contextId), at));
+    // The task's lock keeps the run's publications in the order they were made.
+    const p = (run.chain = locked(run.topic, async () => {
+      if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
+      if (change === "reply") {
+        const contextId = run.unstored?.task.contextId;
+        if (contextId !== undefined) {
+          // A reply before anything was stored: the answer is the Message, and no task is kept.
+          const message = agentMessage(reply!, "", contextId);
+          run.reply = message;
+          run.unstored = undefined;
+          run.done = true;
+          run.first.resolve({ message });
+          run.settled.resolve();
+          return;
         }
-        return apply(run, change);
-      }),
-    ));
+        // The task exists already (returnImmediately, or a later turn): the reply completes it.
+        return apply(run, (task, at) => statusChange(task, TaskState.COMPLETED, agentMessage(reply!, task.id, task.contextId), at));
+      }
+      return apply(run, change);
+    }));
     // The executor may not await: its failure is reported by the promise it holds, never as an unhandled rejection.
     p.catch(() => {});
     return p as Promise<void>;

@@ -12,6 +12,8 @@ export class Subscriber {
   private wake: (() => void) | undefined;
   private error: RpcError | undefined;
   private closed = false;
+  private signal: AbortSignal | undefined;
+  private readonly onAbort = () => this.wake?.();
 
   constructor(
     private readonly limit: number,
@@ -40,14 +42,17 @@ export class Subscriber {
       if (event) return event;
       if (this.error) throw this.error;
       if (this.closed || signal.aborted) return undefined;
+      // One abort listener per subscription, not one per event waited for.
+      if (this.signal !== signal) {
+        this.signal?.removeEventListener("abort", this.onAbort);
+        this.signal = signal;
+        signal.addEventListener("abort", this.onAbort, { once: true });
+      }
       await new Promise<void>((resolve) => {
-        const done = () => {
-          signal.removeEventListener("abort", done);
+        this.wake = () => {
           this.wake = undefined;
           resolve();
         };
-        this.wake = done;
-        signal.addEventListener("abort", done);
       });
     }
   }
@@ -56,6 +61,7 @@ export class Subscriber {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
     if (!this.error) this.queue.length = 0;
     this.detach(this);
     this.wake?.();
