@@ -38,11 +38,12 @@
 // than requests per second on a shared machine.
 //
 // Goals (issue 26 item 10): SDK/engine >= 2x on both cases; engine/floor <= 1.5x.
-import { fork, spawnSync } from "node:child_process";
+import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pin } from "./pin.mjs";
 
 const CONNECTIONS = 10;
 /** Updates between the stream's first event (the Task) and its last (COMPLETED). */
@@ -322,11 +323,6 @@ function groupOf(k) {
   return "other";
 }
 
-/** Binds a process and all its threads to one CPU; false where taskset is missing or refuses. */
-function pin(pid, cpu) {
-  const r = spawnSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
-  return r.status === 0;
-}
 
 // --- the children: one server each ------------------------------------------------
 

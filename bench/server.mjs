@@ -34,9 +34,10 @@
 //   keeps up with (RATE_SHARE, 0.6, of the slowest one's flat-out rate).
 // Targets: adapter CPU/request at least 0.8x the floor's (Express 0.9x),
 // Fastify and Hono at least 8x the SDK, SSE events/s at least 2x the SDK's.
-import { fork, spawnSync } from "node:child_process";
+import { fork } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { pin } from "./pin.mjs";
 
 const EVENTS = 50;
 const CONNECTIONS = 10;
@@ -186,11 +187,6 @@ async function main() {
   }
 }
 
-/** Binds a process and all its threads to one CPU; false where taskset is missing or refuses. */
-function pin(pid, cpu) {
-  const r = spawnSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
-  return r.status === 0;
-}
 
 async function child(which) {
   process.on("message", (m) => {
