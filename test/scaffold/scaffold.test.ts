@@ -49,10 +49,18 @@ async function generateAndCheck(dir: string, dotBin: string) {
 }
 
 /** Starts the scaffolded server (src/main.ts) on free ports and resolves with its base URL. */
-function start(dir: string, dotBin: string): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null> }> {
+function start(dir: string, dotBin: string) {
+  return startWith(dir, { PORT: "0", GRPC_PORT: "0" }, dotBin);
+}
+
+function startWith(
+  dir: string,
+  env: Record<string, string>,
+  dotBin = join(dir, "node_modules", ".bin"),
+): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string }> {
   const child = spawn(join(dotBin, "tsx"), ["src/main.ts"], {
     cwd: dir,
-    env: { ...process.env, PORT: "0", GRPC_PORT: "0", HOST: "127.0.0.1" },
+    env: { ...process.env, HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((ok) => child.once("exit", (code) => ok(code)));
@@ -62,7 +70,7 @@ function start(dir: string, dotBin: string): Promise<{ url: string; child: Child
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) resolvePromise({ url: m[1]!, child, exited });
+      if (m) resolvePromise({ url: m[1]!, child, exited, stderr: () => err });
     });
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
@@ -229,6 +237,93 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
   }, 120_000);
 });
 
+/** Runs src/main.ts with `env` until it prints where it listens (then stops it) or exits. */
+async function runMain(dir: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(join(dir, "node_modules", ".bin", "tsx"), ["src/main.ts"], {
+    cwd: dir,
+    env: { ...process.env, HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    if (stdout.includes("listening on")) child.kill("SIGTERM");
+  });
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((ok) => child.once("exit", (c) => ok(c)));
+  return { code, stdout, stderr };
+}
+
+/** Holds a port on 127.0.0.1 whose predecessor was free a moment ago; resolves with both. */
+async function holdPortAfterAFreeOne(): Promise<{ free: number; held: number; release: () => Promise<void> }> {
+  const { createServer } = await import("node:net");
+  const listen = (port: number) =>
+    new Promise<import("node:net").Server | undefined>((ok) => {
+      const s = createServer();
+      s.once("error", () => ok(undefined));
+      s.listen(port, "127.0.0.1", () => ok(s));
+    });
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const probe = (await listen(0))!;
+    const free = (probe.address() as import("node:net").AddressInfo).port;
+    await new Promise((ok) => probe.close(ok));
+    if (free >= 65535) continue;
+    const held = await listen(free + 1);
+    if (held) return { free, held: free + 1, release: () => new Promise((ok) => held.close(() => ok())) };
+  }
+  throw new Error("found no free port pair");
+}
+
+describe("the scaffolded main.ts takes its ports from the environment when it starts", () => {
+  const dir = join(tmp, "agent-express");
+
+  test("gRPC defaults to the port after PORT; a port in use is one line naming it and its variable, exit 1", async () => {
+    const { free, held, release } = await holdPortAfterAFreeOne();
+    try {
+      const grpcBusy = await runMain(dir, { PORT: String(free) });
+      expect(grpcBusy.code).toBe(1);
+      expect(grpcBusy.stderr).toBe(
+        `agent-express: port ${held} (GRPC_PORT) is in use on 127.0.0.1: set GRPC_PORT to another port, 0 for any free one, or off for no gRPC\n`,
+      );
+      const httpBusy = await runMain(dir, { PORT: String(held), GRPC_PORT: "0" });
+      expect(httpBusy.code).toBe(1);
+      expect(httpBusy.stderr).toBe(`agent-express: port ${held} (PORT) is in use on 127.0.0.1: set PORT to another port, or 0 for any free one\n`);
+      // GRPC_PORT moves gRPC off the busy port.
+      const moved = await runMain(dir, { PORT: String(free), GRPC_PORT: "0" });
+      expect(moved.stderr).toBe("");
+      expect(moved.stdout).toMatch(new RegExp(`listening on http://127\\.0\\.0\\.1:${free} .*gRPC on 127\\.0\\.0\\.1:\\d+\\)`));
+      expect(moved.stdout).not.toContain(`:${held})`);
+    } finally {
+      await release();
+    }
+  }, 60_000);
+
+  test.each(["off", "-1"])("GRPC_PORT=%s serves no gRPC, and the card lists two interfaces", async (off) => {
+    const server = await startWith(dir, { PORT: "0", GRPC_PORT: off });
+    try {
+      const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { protocolBinding: string }[] };
+      expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC"]);
+      expect((await send(server.url, "no grpc")).status.state).toBe("TASK_STATE_COMPLETED");
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
+
+  test.each([
+    [{ PORT: "abc" }, "PORT=abc is not a port: give a number from 0 (any free port) to 65535"],
+    [{ PORT: "70000" }, "PORT=70000 is not a port"],
+    [{ GRPC_PORT: "-2" }, "GRPC_PORT=-2 is not a port: give a number from 0 (any free port) to 65535, or off for no gRPC"],
+    [{ PORT: "41999", GRPC_PORT: "41999" }, "PORT and GRPC_PORT are both 41999"],
+  ])("%j is refused in one line", async (env, message) => {
+    const { code, stdout, stderr } = await runMain(dir, env);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`agent-express: ${message}`);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  }, 60_000);
+});
+
 describe("scaffold input errors", () => {
   test.each([
     [["--framework", "koa"], /unknown framework "koa"; choose one of express, fastify, hono/],
@@ -278,6 +373,17 @@ test("a service that is not A2A's gets handler stubs, which stop type-checking w
   await expect(generateAndCheck(dir, dotBin)).rejects.toMatchObject({
     stdout: expect.stringMatching(/Property 'ping' is missing/),
   });
+  // npm start runs without a type check: it names the rpc that has no handler.
+  const started = await start(dir, dotBin);
+  try {
+    const ping = await fetch(`${started.url}/ping`);
+    expect(ping.status).toBe(501);
+  } finally {
+    expect(await stop(started)).toBe(0);
+  }
+  expect(started.stderr()).toBe(
+    "library: warning: src/handlers.ts has no handler for Ping (ping); these answer UNIMPLEMENTED (501) until you add them (npm run typecheck names them too)\n",
+  );
 
   const handlers = readFileSync(join(dir, "src", "handlers.ts"), "utf8");
   writeFileSync(

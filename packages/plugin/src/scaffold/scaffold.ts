@@ -99,7 +99,6 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     methods: service.methods,
     packages,
     port: options.port ?? defaultPort,
-    grpcPort: (options.port ?? defaultPort) < 65535 ? (options.port ?? defaultPort) + 1 : 65534,
     versions: scaffoldVersions,
   };
 
