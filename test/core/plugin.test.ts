@@ -202,9 +202,16 @@ describe("plugin options", () => {
     expect(thrown(() => a2a(`target=ts,${option}`))).toBe(`invalid option "${option}": ${reason}`);
   });
   test.each([
+    ["servr=express", 'unknown option "servr" (did you mean "server"?); '],
+    ["profile=A2", 'option "profile=A2" is not valid (did you mean "a2a"?); profile takes one of none, a2a'],
+    ["target=tss", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts (did you mean \"ts\"?)"],
+  ])("a near miss %s says what was meant", (option, reason) => {
+    expect(thrown(() => a2a(option))).toContain(`invalid option "${option}": ${reason}`);
+  });
+  test.each([
     ["target=python", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts"],
     ["target=ts+rust", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts"],
-    ["import_extension=mjs", "import_extension takes one of js, ts, none"],
+    ["import_extension=mjs", "import_extension takes one of js, ts, none (did you mean \"js\"?)"],
     ["js_import_style=amd", "js_import_style takes one of module, legacy_commonjs"],
     ["keep_empty_files=maybe", "keep_empty_files takes one of true, false"],
   ])("a malformed protoplugin option %s lists the valid values", (option, reason) => {

@@ -78,6 +78,47 @@ const choices = {
 
 const optionNames = [...Object.keys(choices), "runtime_import"];
 
+/** What each option does, in a line, for `--help` (parseOptions([]) gives the defaults). */
+export const optionSummaries: Readonly<Record<keyof typeof choices | "runtime_import", string>> = {
+  profile: "a2a adds A2A's HTTP+JSON rules (media type, A2A-Version, tenants, ErrorInfo) and create<Service>Agent",
+  server: "which server adapters to write (repeat it for several)",
+  client: "write the fetch client",
+  stub: "write the UNIMPLEMENTED handler stub",
+  agent: "with profile=a2a, write <file>_http_agent.ts (the task engine bound to your types)",
+  connect: "write <file>_http_connect.ts, the gRPC binding through connect-es",
+  json_codec: "write <file>_http_json.ts, a ProtoJSON reader and writer per message",
+  conflicts: "overlapping templates: list them in a doc comment, also on stderr, or fail",
+  openapi: "write <file>_http.openapi.json and/or .yaml (repeat it for both)",
+  streaming: "client- or bidi-streaming rpcs with an HttpRule: leave them out with a warning, or fail",
+  same_shape: "two bindings with the same method and template shape: fail, or keep the first with a warning",
+  runtime_import: "the module generated code imports the runtime from",
+};
+
+/** The options, their values and defaults, one per line, for `--help`. */
+export function optionsUsage(): string {
+  const d = parseOptions([]);
+  const defaults: Record<keyof typeof optionSummaries, string> = {
+    profile: d.profile,
+    server: d.servers.join(", "),
+    client: String(d.client),
+    stub: String(d.stub),
+    agent: String(d.agent),
+    connect: String(d.connect),
+    json_codec: String(d.jsonCodec),
+    conflicts: d.conflicts,
+    openapi: d.openapi.length === 0 ? "false" : d.openapi.join(", "),
+    streaming: d.streaming,
+    same_shape: d.sameShape,
+    runtime_import: d.runtimeImport,
+  };
+  return (Object.keys(optionSummaries) as (keyof typeof optionSummaries)[])
+    .map((name) => {
+      const values = name === "runtime_import" ? "<module>" : choices[name].join("|");
+      return `  ${name}=${values}  (default ${defaults[name]})\n      ${optionSummaries[name]}`;
+    })
+    .join("\n");
+}
+
 /** Thrown for an unknown or malformed option; protoplugin reports it and exits 1. */
 export class PluginOptionError extends Error {
   override name = "PluginOptionError";
@@ -105,12 +146,12 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
     }
     if (!Object.hasOwn(choices, key)) {
       throw new PluginOptionError(
-        `unknown option "${key}"; valid options are ${optionNames.join(", ")} and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports`,
+        `unknown option "${key}"${didYouMean(key, optionNames)}; valid options are ${optionNames.join(", ")} and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports`,
       );
     }
     const valid: readonly string[] = choices[key as keyof typeof choices];
     if (!valid.includes(value)) {
-      throw new PluginOptionError(`option "${key}=${value}" is not valid; ${key} takes one of ${valid.join(", ")}`);
+      throw new PluginOptionError(`option "${key}=${value}" is not valid${didYouMean(value, valid)}; ${key} takes one of ${valid.join(", ")}`);
     }
     switch (key) {
       case "profile":
@@ -156,4 +197,29 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
     }
   }
   return { profile, servers: servers ?? [...serverFrameworks], client, stub, agent, connect, conflicts, streaming, sameShape, runtimeImport, openapi, jsonCodec };
+}
+
+/**
+ * ` (did you mean "x"?)` when one candidate is nearest to `word` (case aside)
+ * and within two edits (one for a two-letter candidate), else "".
+ */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  const near = candidates
+    .map((c) => ({ c, d: editDistance(word.toLowerCase(), c.toLowerCase()) }))
+    .filter(({ c, d }) => d <= Math.min(2, c.length - 1));
+  const best = Math.min(...near.map(({ d }) => d));
+  const nearest = near.filter(({ d }) => d === best);
+  return nearest.length === 1 ? ` (did you mean "${nearest[0]!.c}"?)` : "";
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
 }

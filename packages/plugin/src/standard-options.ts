@@ -1,4 +1,4 @@
-import { PluginOptionError } from "./options.js";
+import { didYouMean, PluginOptionError } from "./options.js";
 
 /**
  * protoplugin's own options, with their valid values. protoplugin rejects a
@@ -42,7 +42,7 @@ export function withStandardDefaults(parameter: string): string {
     if (key === "import_extension") importExtension = true;
     const v = normalised[key]?.(value) ?? value;
     if (!valid.includes(v)) {
-      throw new PluginOptionError(`invalid option "${raw.trim()}": ${key} takes one of ${valid.join(", ")}`);
+      throw new PluginOptionError(`invalid option "${raw.trim()}": ${key} takes one of ${valid.join(", ")}${didYouMean(v, valid)}`);
     }
   }
   if (importExtension) return parameter;

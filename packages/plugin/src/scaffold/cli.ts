@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { serverFrameworks, type ServerFramework } from "../options.js";
+import { didYouMean, serverFrameworks, type ServerFramework } from "../options.js";
 import { version } from "../version.js";
 import type { PackageSpecs } from "./package-source.js";
 import { defaultPort, defaultProto, scaffold, ScaffoldError, userFiles } from "./scaffold.js";
@@ -9,7 +9,8 @@ function describe(p: PackageSpecs): string {
   return `${p.source === "tarballs" ? "the tarballs" : "the checkout's folders"} ${p.runtime.slice(5)} and ${p.plugin.slice(5)}`;
 }
 
-const usage = `usage: protoc-gen-a2a-http scaffold <dir> [--framework express|fastify|hono] [--proto a2a.proto]
+/** The scaffold's usage, for `scaffold --help` and the plugin's `--help`. */
+export const scaffoldUsage = () => `usage: protoc-gen-a2a-http scaffold <dir> [--framework express|fastify|hono] [--proto a2a.proto]
                                  [--service Name] [--port ${defaultPort}] [--from <folder>] [--force]
 
 Writes a new A2A agent server project into <dir>: package.json, buf.yaml and
@@ -29,16 +30,29 @@ into it, and the scaffold's other files are rewritten.
   --framework  the server framework (default express)
   --proto      the proto with the service (default: the a2a.proto this package ships)
   --service    which service, when the proto has several with HTTP rules
-  --port       the HTTP port (HTTP+JSON and JSON-RPC) when PORT is not set (default ${defaultPort});
-               gRPC listens on the next one unless GRPC_PORT says otherwise
+  --port       the agent's HTTP port (HTTP+JSON and JSON-RPC) when PORT is not set (default ${defaultPort});
+               read when the agent starts, like GRPC_PORT (default the port after PORT;
+               off for no gRPC) and HOST (default 127.0.0.1)
   --from       a folder with the packed a2a-http-${version}.tgz and protoc-gen-a2a-http-${version}.tgz
                for the new project to install
+  --force      write into a project that exists (see above)
+  --help, -h   this text
 
 The new project depends on a2a-http (the runtime) and protoc-gen-a2a-http
 (dev). Without --from it takes them from where this package was installed
 from: the same tarballs when installed from tarballs (npm install or npx of
 the .tgz files, for versions not published), the workspace folders when run
 from a checkout of the repository, else the registry range ^${version}.`;
+
+const flags = {
+  framework: { type: "string", default: "express" },
+  proto: { type: "string" },
+  service: { type: "string" },
+  port: { type: "string" },
+  from: { type: "string" },
+  force: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
 
 /** Runs `protoc-gen-a2a-http scaffold ...`; returns the process exit code. */
 export function runScaffoldCli(args: string[]): number {
@@ -47,27 +61,22 @@ export function runScaffoldCli(args: string[]): number {
     parsed = parseArgs({
       args,
       allowPositionals: true,
-      options: {
-        framework: { type: "string", default: "express" },
-        proto: { type: "string" },
-        service: { type: "string" },
-        port: { type: "string" },
-        from: { type: "string" },
-        force: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
+      options: flags,
     });
   } catch (e) {
-    process.stderr.write(`protoc-gen-a2a-http scaffold: ${(e as Error).message}\n${usage}\n`);
+    // parseArgs's own message for a typo is long and has no suggestion.
+    const unknown = /^Unknown option '--?([^']+)'/.exec((e as Error).message)?.[1];
+    const message = unknown === undefined ? (e as Error).message : `unknown flag "${unknown}"${didYouMean(unknown, Object.keys(flags))}`;
+    process.stderr.write(`protoc-gen-a2a-http scaffold: ${message}\n${scaffoldUsage()}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(usage + "\n");
+    process.stdout.write(scaffoldUsage() + "\n");
     return 0;
   }
   if (positionals.length !== 1) {
-    process.stderr.write(`protoc-gen-a2a-http scaffold: name one directory\n${usage}\n`);
+    process.stderr.write(`protoc-gen-a2a-http scaffold: name one directory\n${scaffoldUsage()}\n`);
     return 2;
   }
   const framework = values.framework as ServerFramework;
