@@ -8,6 +8,8 @@ export interface ServiceRoutes {
   readonly bindings: readonly HttpBinding[];
   /** The rpcs that have at least one binding, in proto order. */
   readonly rpcs: readonly DescMethod[];
+  /** The rpcs that have no google.api.http rule at all, in proto order. */
+  readonly unbound: readonly DescMethod[];
   readonly conflicts: readonly TemplateConflict[];
   /** What was left out or will not run everywhere, one line each (without the file name). */
   readonly warnings: readonly string[];
@@ -34,9 +36,13 @@ export function readServiceRoutes(service: DescService, options: ReadOptions = d
   const warnings: string[] = [];
   const bindings: HttpBinding[] = [];
   const seen = new Map<string, HttpBinding>();
+  const unbound: DescMethod[] = [];
   for (const rpc of service.methods) {
     const own = readBindings(rpc);
-    if (own.length === 0) continue;
+    if (own.length === 0) {
+      unbound.push(rpc);
+      continue;
+    }
     if (isUnservableStream(rpc)) {
       const kind = rpc.methodKind.replace("_", "-");
       if (options.streaming === "error") {
@@ -69,7 +75,7 @@ export function readServiceRoutes(service: DescService, options: ReadOptions = d
   }
   const bound = new Set(bindings.map((b) => b.rpc));
   const rpcs = service.methods.filter((m) => bound.has(m));
-  return { service, bindings, rpcs, conflicts: findConflicts(bindings), warnings };
+  return { service, bindings, rpcs, unbound, conflicts: findConflicts(bindings), warnings };
 }
 
 /** One line per conflict, e.g. `GET /tasks/{id=*} (GetTask) and GET /{tenant}/tasks (ListTasks) both match /tasks/tasks; GetTask wins`. */

@@ -49,6 +49,8 @@ export interface EncodeOptions {
    * default value, which ProtoJSON leaves out. The A2A profile sets it.
    */
   readonly emitRequired?: boolean;
+  /** Told of each item of a top-level list left out because it cannot be written (see writeResult). */
+  readonly onSkip?: (error: Error) => void;
 }
 
 /** A query parameter name resolved to a field path. */
@@ -376,7 +378,7 @@ function responseField(route: RouteBinding): DescField | null {
 export function encodeResponse(route: RouteBinding, result: unknown, options?: EncodeOptions): unknown {
   const schema = route.output;
   const f = responseField(route);
-  if (f === null) return writeResult(schema, routeCodecs(route, options)?.output, result, options?.emitRequired === true, options?.registry);
+  if (f === null) return writeResult(schema, routeCodecs(route, options)?.output, result, options?.emitRequired === true, options?.registry, options?.onSkip);
   const message = create(schema, result as never);
   const opts = options?.registry ? { registry: options.registry } : undefined;
   // Copy the one field into an empty message and convert that, so only that

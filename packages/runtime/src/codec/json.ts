@@ -3,21 +3,19 @@ import { fromJson, type DescEnum, type DescField, type DescMessage, type JsonVal
 import { isFieldError } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
 import type { MessageJsonCodec } from "../json/index.js";
+import { checkJson, DEFAULT_MAX_ELEMENTS, findForbiddenKey } from "./bounds.js";
 import { fieldByName } from "./names.js";
 import { enumValueList } from "./values.js";
-
-const FORBIDDEN_KEYS = new Set(["__proto__", "constructor"]);
 
 /**
  * Parses a request body. An empty (or all-whitespace) text is `undefined`;
  * a leading byte order mark is dropped;
- * invalid JSON is INVALID_ARGUMENT. An object key `__proto__` or
- * `constructor`, at any depth, is INVALID_ARGUMENT too: JSON.parse keeps
- * them as plain own properties, but code that copies keys by assignment
- * (protobuf-es does, for map fields and google.protobuf.Struct) would turn
- * `__proto__` into a prototype.
+ * invalid JSON is INVALID_ARGUMENT. Then {@link checkJson} (bounds.ts): an
+ * object key `__proto__` or `constructor` at any depth and a number that is
+ * not finite (`1e400`) are INVALID_ARGUMENT, more than `maxElements` values
+ * RESOURCE_EXHAUSTED (413).
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, maxElements = DEFAULT_MAX_ELEMENTS): unknown {
   if (text === "") return undefined;
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
   let value: unknown;
@@ -28,41 +26,11 @@ export function parseJsonBody(text: string): unknown {
     const why = e instanceof Error ? e.message : String(e);
     throw new RpcError(Code.INVALID_ARGUMENT, `the request body is not valid JSON: ${why}`);
   }
-  // Keys can only be forbidden if the text spells them, possibly with escapes.
-  if (typeof value === "object" && value !== null && (text.includes("proto") || text.includes("constructor") || text.includes("\\u"))) {
-    const bad = findForbiddenKey(value);
-    if (bad !== undefined) {
-      throw new RpcError(Code.INVALID_ARGUMENT, `the request body has the forbidden key ${JSON.stringify(bad.key)} at ${bad.path}`, [
-        badRequest([{ field: bad.path, description: `the key ${JSON.stringify(bad.key)} is not allowed` }]),
-      ]);
-    }
-  }
+  checkJson(value, maxElements);
   return value;
 }
 
-/** The first `__proto__` or `constructor` key in a parsed JSON value, with its path. */
-export function findForbiddenKey(value: unknown): { key: string; path: string } | undefined {
-  // Iterative, so that deeply nested input cannot overflow the stack.
-  const stack: { v: unknown; path: string }[] = [{ v: value, path: "" }];
-  while (stack.length > 0) {
-    const { v, path } = stack.pop()!;
-    if (typeof v !== "object" || v === null) continue;
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) {
-        const e: unknown = v[i];
-        if (typeof e === "object" && e !== null) stack.push({ v: e, path: `${path}[${i}]` });
-      }
-      continue;
-    }
-    for (const key of Object.keys(v)) {
-      const p = path === "" ? key : `${path}.${key}`;
-      if (FORBIDDEN_KEYS.has(key)) return { key, path: p };
-      const e = (v as Record<string, unknown>)[key];
-      if (typeof e === "object" && e !== null) stack.push({ v: e, path: p });
-    }
-  }
-  return undefined;
-}
+export { findForbiddenKey };
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -53,6 +53,12 @@ export function writeMessage(
  * message or its init shape. The codec is tried on the value itself first,
  * which spares create() wherever the codec can write it (see messageOf in
  * a2a-http/json).
+ *
+ * With `onSkip`, an answer that cannot be written because of items of its
+ * top-level lists (one Task of a ListTasksResponse holding a NaN, say) is
+ * written without those items, each reported to `onSkip`; one bad record
+ * must not make a whole list unreadable for good. Without it, or when the
+ * fault is elsewhere, the error is thrown.
  */
 export function writeResult(
   desc: DescMessage,
@@ -60,7 +66,19 @@ export function writeResult(
   value: unknown,
   emitRequired = false,
   registry?: Registry,
+  onSkip?: (error: Error) => void,
 ): JsonValue {
+  try {
+    return writeWhole(desc, codec, value, emitRequired, registry);
+  } catch (e) {
+    if (onSkip === undefined) throw e;
+    const partial = writeSkipping(desc, codec, value, emitRequired, registry, onSkip);
+    if (partial === undefined) throw e;
+    return partial;
+  }
+}
+
+function writeWhole(desc: DescMessage, codec: MessageJsonCodec | undefined, value: unknown, emitRequired: boolean, registry?: Registry): JsonValue {
   if (codec !== undefined) {
     const written = codec.write(value as Message, emitRequired);
     if (written !== undefined) return written;
@@ -68,4 +86,46 @@ export function writeResult(
     if ((value as Message | null)?.$typeName === desc.typeName) codec = undefined;
   }
   return writeMessage(desc, codec, create(desc, value as never), emitRequired, registry);
+}
+
+/** The answer without the items of its top-level message lists that cannot be written, or undefined when that does not help. */
+function writeSkipping(
+  desc: DescMessage,
+  codec: MessageJsonCodec | undefined,
+  value: unknown,
+  emitRequired: boolean,
+  registry: Registry | undefined,
+  onSkip: (error: Error) => void,
+): JsonValue | undefined {
+  let message: Record<string, unknown>;
+  try {
+    message = create(desc, value as never) as unknown as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const opts = registry ? { registry } : undefined;
+  const copy: Record<string, unknown> = { ...message };
+  let skipped = false;
+  for (const f of desc.fields) {
+    if (f.fieldKind !== "list" || f.listKind !== "message" || f.oneof) continue;
+    const list = message[f.localName] as Message[];
+    const kept: Message[] = [];
+    for (let i = 0; i < list.length; i++) {
+      try {
+        toJson(f.message, list[i]!, opts);
+        kept.push(list[i]!);
+      } catch (e) {
+        skipped = true;
+        const why = e instanceof Error ? e.message : String(e);
+        onSkip(new Error(`${desc.typeName}.${f.name}[${i}] cannot be written as JSON and was left out of the answer: ${why}`, { cause: e }));
+      }
+    }
+    copy[f.localName] = kept;
+  }
+  if (!skipped) return undefined;
+  try {
+    return writeMessage(desc, codec, copy as unknown as Message, emitRequired, registry);
+  } catch {
+    return undefined;
+  }
 }

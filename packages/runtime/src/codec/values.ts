@@ -12,6 +12,7 @@ import {
 } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { checkJson } from "./bounds.js";
 
 /** A value the reflect API accepts for a scalar, enum or message field. */
 export type FieldValue = string | number | boolean | bigint | Uint8Array | Message;
@@ -155,6 +156,12 @@ function jsonText(desc: DescMessage, text: string): Message {
     json = JSON.parse(text) as JsonValue;
   } catch {
     throw new ValueError(`expected JSON text for ${desc.typeName}`);
+  }
+  try {
+    // The rules of a JSON body (finite numbers, no __proto__ keys) hold for JSON in a query too.
+    checkJson(json);
+  } catch (e) {
+    throw new ValueError(e instanceof Error ? e.message : String(e));
   }
   try {
     return fromJson(desc, json);

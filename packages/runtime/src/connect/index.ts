@@ -20,6 +20,7 @@ import {
   parseA2AExtensions,
   withA2AErrorInfo,
 } from "../a2a.js";
+import { checkMessage } from "../codec/bounds.js";
 import { checkRequired } from "../codec/required.js";
 import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
@@ -29,7 +30,7 @@ import { defaultOnError, type ServerOptions } from "../server/core.js";
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
 export type ConnectServiceOptions<Ctx extends HandlerContext = HandlerContext> = Pick<
   ServerOptions<Ctx, ConnectContext>,
-  "context" | "a2aVersions" | "onError"
+  "context" | "a2aVersions" | "onError" | "maxElements"
 > & {
   /** Resolves status details of types other than google.rpc's, which are otherwise left out. */
   readonly registry?: Registry;
@@ -99,6 +100,8 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       tenant,
       headers: cctx.requestHeader,
       signal: cctx.signal,
+    // What HTTP+JSON refuses in JSON, refused here in the decoded message: gRPC binary can hold what JSON cannot (NaN).
+    checkMessage(route.input, request, options.maxElements);
       responseHeaders: cctx.responseHeader,
       extensions: a2a ? parseA2AExtensions(cctx.requestHeader.get("a2a-extensions")) : [],
     };

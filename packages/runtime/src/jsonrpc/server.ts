@@ -12,7 +12,8 @@ import {
   parseA2AExtensions,
 } from "../a2a.js";
 import { checkRequired } from "../codec/required.js";
-import { findForbiddenKey, jsonError } from "../codec/json.js";
+import { checkJson, findForbiddenKey } from "../codec/bounds.js";
+import { jsonError } from "../codec/json.js";
 import { readLenient, routeCodecs, writeResult } from "../codec/message-json.js";
 import type { MessageJsonCodec } from "../json/index.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
@@ -148,6 +149,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   function report(error: unknown, info: ServerErrorInfo): void {
     try {
       onError(error, info);
+  // A list item that cannot be written is left out and reported (see writeResult).
+  const onSkip = (e: unknown) => report(e, { rpc: undefined, phase: "unary" });
     } catch {
       // A failing logger must not take the server down.
     }
@@ -195,6 +198,22 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
     if (req.method !== "POST") {
       return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` }, 405, { allow: "POST" });
+  /** The answer to a body that breaks codec/bounds.ts's rules, or undefined. */
+  function jsonBounds(parsed: unknown): UniversalServerResponse | undefined {
+    try {
+      checkJson(parsed, options.maxElements);
+      return undefined;
+    } catch (e) {
+      if (!isRpcError(e)) throw e;
+      const id = idOf(parsed);
+      // Too many elements is a 413, as a body over the size limit is.
+      if (e.httpStatus === 413) return failure(id, { code: JsonRpcCode.INVALID_REQUEST, message: e.message }, 413);
+      const key = findForbiddenKey(parsed);
+      if (key !== undefined) return failure(id, { code: JsonRpcCode.INVALID_REQUEST, message: `the request has the forbidden key ${JSON.stringify(key.key)} at ${key.path}` });
+      return failure(id, errorObject(e, undefined));
+    }
+  }
+
     }
     let text: string;
     try {
@@ -213,12 +232,9 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       } catch (e) {
         throw new EnvelopeError(JsonRpcCode.PARSE_ERROR, `the request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
       }
-      // Keys can only be forbidden if the text spells them, possibly with escapes.
-      const suspect = text.includes("proto") || text.includes("constructor") || text.includes("\\u");
-      const bad = suspect && typeof parsed === "object" && parsed !== null ? findForbiddenKey(parsed) : undefined;
-      if (bad !== undefined) {
-        throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, `the request has the forbidden key ${JSON.stringify(bad.key)} at ${bad.path}`, idOf(parsed));
-      }
+      // Forbidden keys, non-finite numbers and the element cap (codec/bounds.ts), before any decoding.
+      const bad = jsonBounds(parsed);
+      if (bad !== undefined) return bad;
     } catch (e) {
       return failure(e instanceof EnvelopeError ? e.id : null, errorObject(e, undefined));
     }
@@ -365,7 +381,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   }
 
   function encode(method: JsonRpcMethod, value: unknown): unknown {
-    return writeResult(method.output, method.json?.output, value, a2a);
+    return writeResult(method.output, method.json?.output, value, a2a, undefined, onSkip);
   }
 
   async function startStream(method: JsonRpcMethod, fn: AnyHandler, message: Message, ctx: ServerContext, id: Id): Promise<Outcome> {

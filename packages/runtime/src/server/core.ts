@@ -104,6 +104,12 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   readonly a2aVersions?: readonly string[];
   /**
    * Called with every error that is not an {@link RpcError} (those answer 500
+  /**
+   * The most elements one request may hold (JSON values at any depth; in a
+   * gRPC message, messages, list items, map entries and Values); more is a
+   * 413 RESOURCE_EXHAUSTED. Default 100 000 (docs/security.md).
+   */
+  readonly maxElements?: number;
    * INTERNAL without the error's message). Default: `console.error`.
    */
   readonly onError?: (error: unknown, info: ServerErrorInfo) => void;
@@ -195,7 +201,9 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const jsonCodec = options.jsonCodec ?? "generated";
   const decodeOptions = a2a ? { commaLists: true, jsonCodec } : { jsonCodec };
   // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
-  const encodeOptions = a2a ? { emitRequired: true, jsonCodec } : { jsonCodec };
+  // A list item that cannot be written (a Task holding NaN) is left out and reported, not a 500 for the whole list.
+  const onSkip = (e: unknown) => report(e, { rpc: undefined, phase: "unary" });
+  const encodeOptions = a2a ? { emitRequired: true, jsonCodec, onSkip } : { jsonCodec, onSkip };
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
   const allMethods = allowHeader([...new Set(table.map((r) => r.method.toUpperCase()).filter((m) => m !== "*"))]);
   const unaryTimeoutMs = options.unaryTimeoutMs;
@@ -462,7 +470,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       }
       if (!isBlank(text)) {
         checkMediaType(req.header("content-type"));
-        body = parseJsonBody(text);
+        body = parseJsonBody(text, options.maxElements);
         if (body === null && route.body === "*") body = undefined;
       }
     } catch (e) {
