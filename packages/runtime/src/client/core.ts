@@ -20,6 +20,7 @@ import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 import { createJsonRpcClient } from "../jsonrpc/client.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 import { readSseEvents } from "./sse.js";
+import { fetchFollowing, type RedirectPolicy } from "./redirect.js";
 
 /** Headers as a value, or a function (sync or async) called on every request. */
 export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
@@ -75,6 +76,13 @@ export interface ClientOptions {
   readonly maxResponseSize?: number | undefined;
   /** Default per-call timeout in milliseconds; none by default. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Which redirects are followed: `"same-origin"` (default), `"none"`, or a
+   * function that may allow other origins, which never get the call's
+   * credentials (see {@link RedirectPolicy}). A refused one fails the call
+   * with FAILED_PRECONDITION.
+   */
+  readonly redirects?: RedirectPolicy | undefined;
   /**
    * The binding to call: `http+json` (the default: the rpcs' HttpRule routes
    * below `baseUrl`) or `jsonrpc` (JSON-RPC 2.0 POSTed to `baseUrl`, A2A §9).
@@ -183,7 +191,7 @@ export function createRouteClient<T>(
     const init: RequestInit = { method: req.method, headers: req instanceof OutgoingRequest ? req.headersInit() : req.headers };
     if (req.body !== undefined) init.body = req.body;
     if (req.signal) init.signal = req.signal;
-    return (options.fetch ?? globalThis.fetch)(req.url, init);
+    return fetchFollowing(options.fetch ?? globalThis.fetch, req.url, init, options.redirects);
   };
   for (const icpt of [...(options.interceptors ?? [])].reverse()) send = icpt(send);
 

@@ -32,4 +32,5 @@ export { escapeComponent, escapeMultiSegment } from "./encode.js";
 export { DEFAULT_MAX_RESPONSE_SIZE } from "./body.js";
 export { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 export { pickTransport } from "./transport.js";
+export { fetchFollowing, MAX_REDIRECTS, type RedirectPolicy } from "./redirect.js";
 export type { AgentInterfaceLike, ClientBinding, PickedTransport } from "./transport.js";

@@ -4,6 +4,7 @@
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
+import { fetchFollowing } from "../client/redirect.js";
 import {
   DEFAULT_MAX_EVENT_SIZE,
   startCall,
@@ -66,7 +67,7 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
     const init: RequestInit = { method: req.method, headers: req.headers };
     if (req.body !== undefined) init.body = req.body;
     if (req.signal) init.signal = req.signal;
-    return (options.fetch ?? globalThis.fetch)(req.url, init);
+    return fetchFollowing(options.fetch ?? globalThis.fetch, req.url, init, options.redirects);
   };
   for (const icpt of [...(options.interceptors ?? [])].reverse()) send = icpt(send);
 
