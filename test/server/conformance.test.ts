@@ -129,16 +129,19 @@ const pushConfig = { taskId: "t1", id: "c1", url: "https://example.com/hook" };
 const a2aCases: Case[] = [
   { name: "SendMessage", method: "POST", path: "/message:send", headers: a2aJson, body: JSON.stringify({ message }), status: 200, response: { task }, rpc: "sendMessage", request: { message } },
   {
-    name: "SendMessage under a tenant: the path wins", method: "POST", path: "/acme/message:send", headers: a2aJson, body: JSON.stringify({ tenant: "other", message }),
+    name: "SendMessage under a tenant, the body agreeing", method: "POST", path: "/acme/message:send", headers: a2aJson, body: JSON.stringify({ tenant: "acme", message }),
     status: 200, response: { task }, rpc: "sendMessage", request: { tenant: "acme", message }, tenant: "acme",
   },
+  // One tenant per request (docs/security.md): the path and the body disagreeing is refused, not settled.
+  { name: "SendMessage under a tenant, the body naming another: 400", method: "POST", path: "/acme/message:send", headers: a2aJson, body: JSON.stringify({ tenant: "other", message }), status: 400 },
   { name: "a2a+json request with charset", method: "POST", path: "/message:send", headers: { ...a2a, "content-type": "application/a2a+json; charset=utf-8" }, body: JSON.stringify({ message }), status: 200, response: { task }, rpc: "sendMessage", request: { message } },
   { name: "SendStreamingMessage (SSE)", method: "POST", path: "/message:stream", headers: a2aJson, body: JSON.stringify({ message }), status: 200, sse: true, response: stream, rpc: "sendStreamingMessage", request: { message } },
   { name: "GetTask with historyLength", path: "/tasks/t1?historyLength=3", headers: a2a, status: 200, response: task, rpc: "getTask", request: { id: "t1", historyLength: 3 } },
   { name: "GetTask under a tenant", path: "/acme/tasks/t1", headers: a2a, status: 200, response: task, rpc: "getTask", request: { tenant: "acme", id: "t1" }, tenant: "acme" },
   { name: "GetTask of id 'tasks' (literal beats variable)", path: "/tasks/tasks", headers: a2a, status: 200, response: task, rpc: "getTask", request: { id: "tasks" } },
   { name: "an escaped colon is no verb", path: "/tasks/abc%3Asubscribe", headers: a2a, status: 200, response: task, rpc: "getTask", request: { id: "abc:subscribe" } },
-  { name: "%2F in a single-segment variable is decoded", path: "/tasks/a%2Fb", headers: a2a, status: 200, response: task, rpc: "getTask", request: { id: "a/b" } },
+  // A2A ids and tenants may not hold "/" (docs/security.md); library.proto's generic profile still decodes %2F.
+  { name: "%2F in a single-segment A2A id: 400", path: "/tasks/a%2Fb", headers: a2a, status: 400 },
   {
     name: "ListTasks query", path: "/tasks?contextId=c1&status=TASK_STATE_WORKING&pageSize=5&pageToken=p&historyLength=2&statusTimestampAfter=2024-01-01T00:00:00.5Z&includeArtifacts=true",
     headers: a2a, status: 200, response: { tasks: [task], nextPageToken: "p2", pageSize: 1, totalSize: 5 }, rpc: "listTasks",

@@ -59,7 +59,7 @@ function slowPost(origin: string, chunks: number, everyMs: number): Promise<stri
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
       resolve(m ? m[1]! : `lost: ${sent} chunks sent, ${text.length} bytes read`);
     });
-    socket.write(`POST /api/message:send HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${chunks * 65536}\r\n\r\n`);
+    socket.write(`POST /api/message:send HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${chunks * 65536}\r\n\r\n`);
     const chunk = Buffer.alloc(65536, 32);
     const timer = setInterval(() => {
       if (sent === chunks || socket.destroyed) return clearInterval(timer);

@@ -193,11 +193,11 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
     expect(err.headers.get("content-type")).toBe("application/json");
   });
 
-  test("tenant: without a path tenant the body's tenant stays and ctx.tenant is absent", async () => {
+  test("tenant: without a path tenant the body's tenant is the request's and ctx.tenant", async () => {
     const { handlers, calls } = recordingHandlers(A2AServiceRoutes, { sendMessage: { payload: { case: "task", value: task } } });
     const s = await run(framework, { kind: "a2a", handlers });
     await send(s.url + "/message:send", { method: "POST", headers: j, body: JSON.stringify({ tenant: "t5", message }) });
-    expect(calls[0]).toMatchObject({ rpc: "sendMessage", request: { tenant: "t5" }, tenant: undefined });
+    expect(calls[0]).toMatchObject({ rpc: "sendMessage", request: { tenant: "t5" }, tenant: "t5" });
   });
 
   test("the example agent end to end: send, get, list, cancel, subscribe, push config CRUD, card", async () => {

@@ -39,7 +39,12 @@ export interface RouteBinding {
 export interface HandlerContext {
   /** The rpc being served, lowerCamel. */
   readonly rpc: string;
-  /** The `{tenant}` path variable, when the matched route has one (A2A profile). */
+  /**
+   * The tenant the request acts for. A2A profile: the effective tenant, the
+   * same in every binding (the `{tenant}` path variable, else the request's
+   * `tenant` field), equal to the request's own `tenant`; otherwise the
+   * `{tenant}` path variable, when the matched route has one.
+   */
   readonly tenant?: string | undefined;
   /** The request headers. */
   readonly headers: Headers;

@@ -26,6 +26,7 @@ import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { defaultOnError, type ServerOptions } from "../server/core.js";
+import { checkPathBound, pathBoundFields } from "../tenant.js";
 
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
 export type ConnectServiceOptions<Ctx extends HandlerContext = HandlerContext> = Pick<
@@ -66,6 +67,13 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
   const contextFactory = options.context;
   const h = handlers as Record<string, unknown>;
   const impl: Record<string, unknown> = {};
+  // The fields some HTTP binding puts in one path segment, by rpc: checked here as the path checks them.
+  const bound = new Map<string, ReturnType<typeof pathBoundFields>>();
+  const pathBound = (route: RouteBinding) => {
+    let f = bound.get(route.rpc);
+    if (f === undefined) bound.set(route.rpc, (f = pathBoundFields(routes, route.rpc)));
+    return f;
+  };
 
   function toConnectError(e: unknown, rpc: string, phase: "unary" | "stream" | "context"): ConnectError {
     if (e instanceof ConnectError) return e;
@@ -92,23 +100,33 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       const version = cctx.requestHeader.get("a2a-version")?.trim() || A2A_VERSION_WHEN_MISSING;
       if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);
     }
+    // What HTTP+JSON refuses in JSON, refused here in the decoded message: gRPC binary can hold what JSON cannot (NaN).
+    checkMessage(route.input, request, options.maxElements);
     checkRequired(route.input, request, route.json?.input?.complete);
+    // The tenant is the request's field, one value for the context factory and the handler (tenant.ts).
     const t = a2a ? (request as unknown as Record<string, unknown>)["tenant"] : undefined;
     const tenant = typeof t === "string" && t !== "" ? t : undefined;
+    if (a2a) checkPathBound(request, pathBound(route));
     const ctx: HandlerContext = {
       rpc: route.rpc,
       tenant,
       headers: cctx.requestHeader,
       signal: cctx.signal,
-    // What HTTP+JSON refuses in JSON, refused here in the decoded message: gRPC binary can hold what JSON cannot (NaN).
-    checkMessage(route.input, request, options.maxElements);
       responseHeaders: cctx.responseHeader,
       extensions: a2a ? parseA2AExtensions(cctx.requestHeader.get("a2a-extensions")) : [],
     };
     if (contextFactory) {
       let extra: unknown;
       try {
-        extra = contextFactory({ rpc: route.rpc, route, headers: cctx.requestHeader, signal: cctx.signal, tenant, native: cctx });
+        extra = contextFactory({
+          rpc: route.rpc,
+          route,
+          headers: cctx.requestHeader,
+          signal: cctx.signal,
+          tenant,
+          responseHeaders: cctx.responseHeader,
+          native: cctx,
+        });
         if (extra instanceof Promise) extra = await extra;
       } catch (e) {
         throw toConnectError(e, route.rpc, "context");

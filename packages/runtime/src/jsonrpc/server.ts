@@ -34,6 +34,8 @@ import {
   type UniversalServerRequest,
   type UniversalServerResponse,
 } from "../server/core.js";
+import { checkPathBound, checkPathValue, jsonTenant, pathBoundFields, tenantConflict, tenantFieldOf } from "../tenant.js";
+import { createHostCheck } from "../server/hosts.js";
 import { JsonRpcCode, toJsonRpcError, type JsonRpcErrorObject } from "./errors.js";
 
 /** Options of the JSON-RPC binding: those of HTTP+JSON, plus batches. */
@@ -64,6 +66,8 @@ interface JsonRpcMethod {
   readonly streaming: boolean;
   /** The input's top-level string `tenant` field (A2A), when it has one. */
   readonly tenantField: string | undefined;
+  /** The fields an HTTP binding of the rpc puts in one path segment (A2A): checked as the path checks them. */
+  readonly pathBound: readonly { name: string; localName: string }[];
   /** The route table's generated JSON codecs, unless turned off. */
   readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
 }
@@ -120,7 +124,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   for (const r of routes) {
     const name = r.descriptor.name;
     if (methods.has(name)) continue;
-    const tenant = a2a ? r.input.fields.find((f) => f.name === "tenant" && f.fieldKind === "scalar") : undefined;
+    const tenant = a2a ? tenantFieldOf(r.input) : undefined;
     methods.set(name, {
       name,
       rpc: r.rpc,
@@ -128,7 +132,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       input: r.input,
       output: r.output,
       streaming: r.streaming === "server",
-      tenantField: tenant?.localName,
+      tenantField: tenant,
+      pathBound: a2a ? pathBoundFields(routes, r.rpc) : [],
       json: routeCodecs(r, options),
     });
   }
@@ -144,13 +149,13 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
   const registry = undefined;
+  // A list item that cannot be written is left out and reported (see writeResult).
+  const onSkip = (e: unknown) => report(e, { rpc: undefined, phase: "unary" });
   const h = handlers as Record<string, unknown>;
 
   function report(error: unknown, info: ServerErrorInfo): void {
     try {
       onError(error, info);
-  // A list item that cannot be written is left out and reported (see writeResult).
-  const onSkip = (e: unknown) => report(e, { rpc: undefined, phase: "unary" });
     } catch {
       // A failing logger must not take the server down.
     }
@@ -185,19 +190,14 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   }
 
   function checkMediaType(contentType: string | undefined): void {
-    if (contentType === undefined) return;
+    // No type is refused: a browser posts one cross-site without a preflight.
+    if (contentType === undefined) contentType = "";
     const type = contentType.split(";", 1)[0]!.trim().toLowerCase();
     if (type === JSON_TYPE || (a2a && type === A2A_MEDIA_TYPE)) return;
     if (a2a) throw A2AErrors.contentTypeNotSupported(contentType, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
     throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
   }
 
-  return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
-    if (req.rawPath !== "/" && req.rawPath !== "") {
-      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `no JSON-RPC endpoint at ${req.rawPath}; POST to the mount point` }, 404);
-    }
-    if (req.method !== "POST") {
-      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` }, 405, { allow: "POST" });
   /** The answer to a body that breaks codec/bounds.ts's rules, or undefined. */
   function jsonBounds(parsed: unknown): UniversalServerResponse | undefined {
     try {
@@ -214,6 +214,16 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
   }
 
+  const hostCheck = createHostCheck(options.allowedHosts, a2a);
+
+  return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+    const wrongHost = hostCheck?.(req.header("host"), () => req.listener?.());
+    if (wrongHost !== undefined) return failure(null, errorObject(wrongHost, undefined), wrongHost.httpStatus);
+    if (req.rawPath !== "/" && req.rawPath !== "") {
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `no JSON-RPC endpoint at ${req.rawPath}; POST to the mount point` }, 404);
+    }
+    if (req.method !== "POST") {
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` }, 405, { allow: "POST" });
     }
     let text: string;
     try {
@@ -318,31 +328,20 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
     if (version) return fail(version, method.rpc);
 
-    // 2. The params: the request message's ProtoJSON (absent is an empty message).
+    // 2. The context, before the params are decoded (a refused credential
+    // costs no decoding), with the tenant the params name (tenant.ts).
     const params = o["params"];
-    let message: Message;
+    let ctx: ServerContext;
     try {
       if (params !== undefined && params !== null && (typeof params !== "object" || Array.isArray(params))) {
         throw new RpcError(Code.INVALID_ARGUMENT, `params must be a JSON object (${method.input.typeName}), not ${Array.isArray(params) ? "an array" : typeof params}`);
       }
-      // Unlike HTTP+JSON bodies, an unknown enum name is read as unset here
-      // (protobuf's ignore_unknown_fields rule): the A2A JS SDK's JSON-RPC
-      // client sends `"status": "UNRECOGNIZED"` for an unset ListTasks filter
-      // (test/interop/DEVIATIONS.md).
-      try {
-        message = params == null ? create(method.input) : readLenient(method.input, method.json?.input, params as JsonValue);
-      } catch (e) {
-        throw jsonError(method.input, params, e, registry);
-      }
-      checkRequired(method.input, message, method.json?.input?.complete);
+      const raw = method.tenantField ? jsonTenant(params) : undefined;
+      if (raw) checkPathValue("tenant", raw);
+      ctx = new ServerContext(method.rpc, raw || undefined, req, extensions);
     } catch (e) {
       return fail(e, method.rpc);
     }
-
-    // 3. The context.
-    const tenantValue = method.tenantField ? (message as unknown as Record<string, unknown>)[method.tenantField] : undefined;
-    const tenant = typeof tenantValue === "string" && tenantValue !== "" ? tenantValue : undefined;
-    const ctx = new ServerContext(method.rpc, tenant, req, extensions);
     if (contextFactory) {
       try {
         let extra: unknown = contextFactory({
@@ -350,7 +349,10 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
           route: method.route,
           headers: req.headers,
           signal: req.signal,
-          tenant,
+          tenant: ctx.tenant,
+          get responseHeaders() {
+            return ctx.responseHeaders;
+          },
           native: req.native as Native,
         });
         if (extra instanceof Promise) extra = await extra;
@@ -363,6 +365,30 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
         const response: JsonRpcResponse = { jsonrpc: "2.0", id: rid, error: errorObject(err, method.rpc) };
         return status === undefined ? { kind: "response", response, headers: ctx.touchedHeaders() } : { kind: "response", response, headers: ctx.touchedHeaders(), status };
       }
+    }
+
+    // 3. The params: the request message's ProtoJSON (absent is an empty message).
+    let message: Message;
+    try {
+      // Unlike HTTP+JSON bodies, an unknown enum name is read as unset here
+      // (protobuf's ignore_unknown_fields rule): the A2A JS SDK's JSON-RPC
+      // client sends `"status": "UNRECOGNIZED"` for an unset ListTasks filter
+      // (test/interop/DEVIATIONS.md).
+      try {
+        message = params == null ? create(method.input) : readLenient(method.input, method.json?.input, params as JsonValue);
+      } catch (e) {
+        throw jsonError(method.input, params, e, registry);
+      }
+      checkRequired(method.input, message, method.json?.input?.complete);
+      if (a2a) {
+        // The decoded request acts for the tenant the context factory saw, and its path-bound ids pass the path's rule.
+        const decoded = method.tenantField ? (message as unknown as Record<string, unknown>)[method.tenantField] : undefined;
+        const t = typeof decoded === "string" && decoded !== "" ? decoded : undefined;
+        if (t !== ctx.tenant) throw tenantConflict(ctx.tenant ?? "", "params", t ?? "", "params");
+        checkPathBound(message, method.pathBound);
+      }
+    } catch (e) {
+      return fail(e, method.rpc, ctx.touchedHeaders());
     }
 
     // 4. The call.

@@ -15,6 +15,8 @@ import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { createRouter, type RouteMatch, type Router } from "../router.js";
 import { routeCodecs } from "../codec/message-json.js";
 import { badPath } from "./mount.js";
+import { createHostCheck, type AllowedHosts, type Listener } from "./hosts.js";
+import { checkPathValue, effectiveTenant, jsonTenant, queryTenant, tenantConflict, tenantFieldOf } from "../tenant.js";
 
 /** Default request body limit: 4 MiB. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -46,6 +48,8 @@ export interface UniversalServerRequest {
   readonly signal: AbortSignal;
   /** The framework's own request object, handed to the context factory. */
   readonly native?: unknown;
+  /** Where the server listens, when the adapter can tell (for `allowedHosts: "auto"`). */
+  listener?(): Listener | undefined;
 }
 
 /** Header values of a response, by lower-case name. */
@@ -68,8 +72,19 @@ export interface ContextInput<Native = unknown> {
   readonly route: RouteBinding;
   readonly headers: Headers;
   readonly signal: AbortSignal;
-  /** The `{tenant}` path variable, when the route has one. */
+  /**
+   * The tenant the request acts for (A2A profile: the effective tenant, see
+   * docs/security.md): the `{tenant}` path variable, else the request's
+   * `tenant` field (HTTP+JSON query or body, JSON-RPC params, gRPC field);
+   * the handler gets the same one. Without the A2A profile: the `{tenant}`
+   * path variable, when the route has one.
+   */
   readonly tenant: string | undefined;
+  /**
+   * Headers the answer carries, whether the factory returns or throws (e.g.
+   * `WWW-Authenticate` on a 401, see `wwwAuthenticate`).
+   */
+  readonly responseHeaders: Headers;
   /** The framework's request (Express `Request`, `FastifyRequest`, Hono `Context`, or a fetch `Request`). */
   readonly native: Native;
 }
@@ -90,6 +105,12 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   /** Largest request body in bytes; a larger one is a 413. Default 4 MiB. */
   readonly bodyLimit?: number;
   /**
+   * The most elements one request may hold (JSON values at any depth; in a
+   * gRPC message, messages, list items, map entries and Values); more is a
+   * 413 RESOURCE_EXHAUSTED. Default 100 000 (docs/security.md).
+   */
+  readonly maxElements?: number;
+  /**
    * The Content-Type of JSON responses (errors included). Default
    * `application/a2a+json` with the A2A profile, else `application/json`.
    */
@@ -97,19 +118,25 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   /**
    * Adds fields to the handler context, e.g. the authenticated user. May be
    * async; may throw an {@link RpcError} (e.g. UNAUTHENTICATED) to answer
-   * before the body is read.
+   * before the body is read (HTTP+JSON) or decoded (JSON-RPC). It sees the
+   * tenant the handler will act for; on HTTP+JSON a tenant that only the
+   * body names (a POST without `{tenant}` in its path) is seen in a second
+   * call, once the body is parsed and before it is decoded, whose fields
+   * replace the first's (docs/security.md).
    */
   readonly context?: (input: ContextInput<Native>) => ContextExtra<Ctx> | Promise<ContextExtra<Ctx>>;
   /** A2A profile: the `A2A-Version`s served, compared by Major.Minor. Default `["1.0"]`. */
   readonly a2aVersions?: readonly string[];
   /**
-   * Called with every error that is not an {@link RpcError} (those answer 500
-  /**
-   * The most elements one request may hold (JSON values at any depth; in a
-   * gRPC message, messages, list items, map entries and Values); more is a
-   * 413 RESOURCE_EXHAUSTED. Default 100 000 (docs/security.md).
+   * The Host header values served, against DNS rebinding; others get 421.
+   * Default `"auto"`: on a server listening on loopback (known on Node),
+   * only localhost, 127.0.0.1, [::1] and the listening address, with its
+   * port; elsewhere any. `"any"` turns the check off; a list gives the
+   * names (`name`, `name:port`, `.domain`). See {@link AllowedHosts}.
    */
-  readonly maxElements?: number;
+  readonly allowedHosts?: AllowedHosts;
+  /**
+   * Called with every error that is not an {@link RpcError} (those answer 500
    * INTERNAL without the error's message). Default: `console.error`.
    */
   readonly onError?: (error: unknown, info: ServerErrorInfo) => void;
@@ -209,6 +236,11 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const unaryTimeoutMs = options.unaryTimeoutMs;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const h = handlers as Record<string, unknown>;
+  const hostCheck = createHostCheck(options.allowedHosts, a2a);
+  // A2A: each route's top-level `tenant` field (where a tenant from the query
+  // or body can land) and its one-segment path variables (checked as ids).
+  const tenantFields = new Map<RouteBinding, string | undefined>();
+  if (a2a) for (const r of table) tenantFields.set(r, tenantFieldOf(r.input));
 
   function report(error: unknown, info: ServerErrorInfo): void {
     try {
@@ -269,7 +301,14 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   }
 
   function checkMediaType(contentType: string | undefined): void {
-    if (contentType === undefined) return; // a body without a type is read as JSON
+    // A body without a type is refused: a browser sends one cross-site
+    // without a preflight (as it does text/plain), so taking it would let any
+    // page post to the agent.
+    if (contentType === undefined) {
+      const message = `a request with a body needs Content-Type: application/json${a2a ? " or application/a2a+json" : ""}`;
+      if (a2a) throw A2AErrors.contentTypeNotSupported("", message);
+      throw new RpcError(Code.INVALID_ARGUMENT, message, [], { httpStatus: 415 });
+    }
     const semi = contentType.indexOf(";");
     const type = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
     if (type === "application/json") return;
@@ -319,6 +358,10 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     try {
       // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): reaches
       // an adapter mounted at the root only.
+      if (hostCheck !== undefined) {
+        const wrongHost = hostCheck(req.header("host"), () => req.listener?.());
+        if (wrongHost !== undefined) return errorResponse(wrongHost, undefined);
+      }
       if (req.rawPath === "*" && req.method === "OPTIONS") return { status: 204, headers: { allow: allMethods }, body: "" };
       const bad = badPath(req.rawPath);
       if (bad !== undefined) throw routingError(Code.INVALID_ARGUMENT, 400, bad, "INVALID_REQUEST");
@@ -404,7 +447,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         throw new RpcError(Code.UNIMPLEMENTED, `rpc ${m.parent.typeName}.${m.name} (${route.rpc}) is not implemented`);
       }
       if (a2a) checkVersion(req);
-      const tenant = route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
+      const tenant = a2a ? tenantBeforeBody(route, match, req) : route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
       ctx = new ServerContext(
         route.rpc,
         tenant,
@@ -416,14 +459,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       if (contextFactory) {
         let extra: unknown;
         try {
-          extra = contextFactory({
-            rpc: route.rpc,
-            route,
-            headers: req.headers,
-            signal: req.signal,
-            tenant,
-            native: req.native as Native,
-          });
+          extra = contextFactory(contextInput(route, req, tenant, ctx));
         } catch (e) {
           return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
         }
@@ -436,8 +472,41 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     }
   }
 
+  function contextInput(route: RouteBinding, req: UniversalServerRequest, tenant: string | undefined, ctx: ServerContext): ContextInput<Native> {
+    return {
+      rpc: route.rpc,
+      route,
+      headers: req.headers,
+      signal: req.signal,
+      tenant,
+      get responseHeaders() {
+        return ctx.responseHeaders;
+      },
+      native: req.native as Native,
+    };
+  }
+
+  /**
+   * A2A: the tenant known before the body, the path's else the query's (on
+   * routes that read the query); checks every one-segment path variable as
+   * an id or tenant may be checked.
+   */
+  function tenantBeforeBody(route: RouteBinding, match: RouteMatch, req: UniversalServerRequest): string | undefined {
+    for (const v of route.path.variables) {
+      if (v.multiSegment) continue;
+      const name = v.fieldPath.join(".");
+      const value = match.variables[name];
+      if (value !== undefined && value !== "") checkPathValue(name === "tenant" ? "tenant" : `path variable ${name}`, value);
+    }
+    const fromPath = route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
+    if (route.body === "*" || tenantFields.get(route) === undefined) return fromPath || undefined;
+    const fromQuery = queryTenant(req.rawQuery);
+    if (fromQuery) checkPathValue("tenant", fromQuery);
+    return effectiveTenant(fromPath, "path", fromQuery, "query");
+  }
+
   /** Goes on once an async context factory has settled. */
-  async function afterContext(c: Call, pending: Promise<unknown>): Promise<UniversalServerResponse> {
+  async function afterContext(c: Call, pending: Promise<unknown>, then: (c: Call) => Answer = proceed): Promise<UniversalServerResponse> {
     let extra: unknown;
     try {
       extra = await pending;
@@ -449,7 +518,36 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     } catch (e) {
       return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders());
     }
-    return proceed(c);
+    return then(c);
+  }
+
+  /**
+   * A2A, body "*": the body's `tenant` must agree with the path's; when only
+   * the body names one, the context factory runs again with it (before the
+   * body is decoded), so that it sees the tenant the handler acts for.
+   */
+  function withBodyTenant(c: Call, body: unknown): Answer {
+    const { route, req, ctx } = c;
+    try {
+      const fromBody = jsonTenant(body);
+      if (!fromBody || tenantFields.get(route) === undefined) return run(c, body);
+      const tenant = effectiveTenant(ctx.tenant, "path", fromBody, "body");
+      if (tenant === ctx.tenant) return run(c, body);
+      checkPathValue("tenant", fromBody);
+      ctx.tenant = tenant;
+      if (!contextFactory) return run(c, body);
+      let extra: unknown;
+      try {
+        extra = contextFactory(contextInput(route, req, tenant, ctx));
+      } catch (e) {
+        return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
+      }
+      if (extra instanceof Promise) return afterContext(c, extra, (call) => run(call, body));
+      if (extra) Object.assign(ctx, extra);
+      return run(c, body);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
   }
 
   /** The body first if the route has one, then the call. */
@@ -476,7 +574,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
-    return run(c, body);
+    return a2a && route.body === "*" ? withBodyTenant(c, body) : run(c, body);
   }
 
   /** Decodes the request message and calls the handler. */
@@ -489,6 +587,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         decodeOptions,
       );
       checkRequired(route.input, message, routeCodecs(route, decodeOptions)?.input?.complete);
+      if (a2a) checkDecodedTenant(route, message, ctx);
       if (route.streaming === "server") return stream(route, fn, message, ctx, head);
       const result = fn.call(handlers, message, ctx);
       if (result instanceof Promise) {
@@ -501,6 +600,15 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
+  }
+
+  /** The decoded request acts for the tenant the context factory saw, or is refused. */
+  function checkDecodedTenant(route: RouteBinding, message: Message, ctx: ServerContext): void {
+    const field = tenantFields.get(route);
+    if (field === undefined) return;
+    const decoded = (message as unknown as Record<string, unknown>)[field];
+    const t = typeof decoded === "string" && decoded !== "" ? decoded : undefined;
+    if (t !== ctx.tenant) throw tenantConflict(ctx.tenant ?? "", "path", t ?? "", "body");
   }
 
   function unaryAnswer(route: RouteBinding, ctx: ServerContext, result: unknown): UniversalServerResponse {
@@ -676,7 +784,8 @@ export class ServerContext implements HandlerContext {
 
   constructor(
     readonly rpc: string,
-    readonly tenant: string | undefined,
+    /** Set by the runtime only: HTTP+JSON learns a tenant that only the body names after the first context call. */
+    public tenant: string | undefined,
     private readonly req: UniversalServerRequest,
     readonly extensions: readonly string[],
     private readonly deadline?: AbortSignal,

@@ -9,6 +9,7 @@ import {
   type UniversalServerResponse,
 } from "./core.js";
 import { badPath, originPath, stripMountSegments } from "./mount.js";
+import { listenerOf, type Listener } from "./hosts.js";
 
 /** Extra facts an adapter knows about a fetch request. */
 export interface FetchRequestInfo {
@@ -106,6 +107,8 @@ class FetchRequest implements UniversalServerRequest {
   private controller: AbortController | undefined;
   private unlink: (() => void) | undefined;
   private readonly nodeHeaders: Record<string, string | string[] | undefined> | undefined;
+  /** On node (@hono/node-server), the connection: where the server listens, for `allowedHosts`. */
+  private readonly socket: unknown;
 
   constructor(
     private readonly request: Request,
@@ -115,6 +118,7 @@ class FetchRequest implements UniversalServerRequest {
     this.native = info?.native ?? request;
     const incoming = nodeIncoming(info?.native);
     this.nodeHeaders = incoming?.headers;
+    this.socket = incoming?.socket;
     let rest: string;
     if (typeof incoming?.url === "string") {
       // On node, the target exactly as sent: the Request's URL has `.`
@@ -136,6 +140,10 @@ class FetchRequest implements UniversalServerRequest {
     const q = rest.indexOf("?");
     this.rawPath = q >= 0 ? rest.slice(0, q) || "/" : rest;
     this.rawQuery = q >= 0 ? rest.slice(q + 1) : "";
+  }
+
+  listener(): Listener | undefined {
+    return this.socket === undefined ? undefined : listenerOf(this.socket);
   }
 
   header(name: string): string | undefined {
@@ -240,6 +248,7 @@ function pathPart(target: string): string {
 interface IncomingLike {
   readonly url?: unknown;
   readonly headers?: Record<string, string | string[] | undefined>;
+  readonly socket?: unknown;
 }
 
 /**

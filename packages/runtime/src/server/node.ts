@@ -10,6 +10,7 @@ import {
   type UniversalServerResponse,
 } from "./core.js";
 import { originPath } from "./mount.js";
+import { listenerOf, type Listener } from "./hosts.js";
 
 /** Extra facts an adapter knows about a node request. */
 export interface NodeRequestInfo {
@@ -121,6 +122,10 @@ export class NodeRequest implements UniversalServerRequest {
       if (this.gone) this.controller.abort(new RpcError(Code.CANCELLED, "the client went away"));
     }
     return this.controller.signal;
+  }
+
+  listener(): Listener | undefined {
+    return listenerOf(this.req.socket);
   }
 
   header(name: string): string | undefined {

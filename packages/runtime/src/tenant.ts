@@ -1,0 +1,136 @@
+// The A2A tenant rule, written once for every binding (HTTP+JSON, JSON-RPC,
+// gRPC): a request acts for one tenant, the effective one, which is the
+// path's `{tenant}` when the route has one, else the request's own `tenant`
+// field (HTTP+JSON query or body, JSON-RPC params, gRPC field); a request
+// whose tenants disagree is refused. The context factory sees that tenant
+// and the handler gets it, in its context and in its request.
+//
+// Also here: what a tenant, or an id that a route binds into its path, may
+// be. Such values end up in store keys and file or URL paths, so NUL, control
+// characters, `/` and the dot segments are refused in every binding alike.
+import type { DescMessage } from "@bufbuild/protobuf";
+import { A2AErrors } from "./a2a.js";
+import { badRequest, type RpcError } from "./errors.js";
+import type { RouteBinding } from "./route-binding.js";
+
+/** Where a tenant came from, for error messages. */
+export type TenantSource = "path" | "query" | "body" | "params" | "field";
+
+/**
+ * Why `value` cannot be a tenant or a path-bound id, or undefined when it can:
+ * a NUL or other control character (C0, DEL, C1), a `/`, or `.` / `..` as the
+ * whole value.
+ */
+export function pathValueProblem(value: string): string | undefined {
+  if (value === "." || value === "..") return `is "${value}", a dot segment`;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0) return "contains a NUL character";
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return `contains the control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
+    if (c === 0x2f) return 'contains "/"';
+  }
+  return undefined;
+}
+
+/** Throws 400 INVALID_ARGUMENT when `value` cannot be the field `field` (see {@link pathValueProblem}). */
+export function checkPathValue(field: string, value: string): void {
+  const why = pathValueProblem(value);
+  if (why === undefined) return;
+  throw A2AErrors.invalidParams(`the ${field} ${JSON.stringify(value)} ${why}; it cannot name a tenant or a resource`, [
+    badRequest([{ field, description: why }]),
+  ]);
+}
+
+/** 400 INVALID_ARGUMENT: two places of one request name different tenants. */
+export function tenantConflict(a: string, aFrom: TenantSource, b: string, bFrom: TenantSource): RpcError {
+  return A2AErrors.invalidParams(
+    `the request names two tenants: ${JSON.stringify(a)} (${aFrom}) and ${JSON.stringify(b)} (${bFrom}); send one, or the same in both`,
+    [badRequest([{ field: "tenant", description: `${aFrom} and ${bFrom} disagree` }])],
+  );
+}
+
+/**
+ * The effective tenant of two sources, the first (the path) winning when the
+ * second agrees or is absent; "" counts as absent (proto3's unset string).
+ * Throws {@link tenantConflict} when both are set and differ.
+ */
+export function effectiveTenant(
+  first: string | undefined,
+  firstFrom: TenantSource,
+  second: string | undefined,
+  secondFrom: TenantSource,
+): string | undefined {
+  const a = first === "" ? undefined : first;
+  const b = second === "" ? undefined : second;
+  if (a !== undefined && b !== undefined && a !== b) throw tenantConflict(a, firstFrom, b, secondFrom);
+  return a ?? b;
+}
+
+/** The local name of a message's top-level string field `tenant` (A2A's requests all have one), or undefined. */
+export function tenantFieldOf(desc: DescMessage): string | undefined {
+  const f = desc.fields.find((x) => x.name === "tenant" && x.fieldKind === "scalar");
+  return f?.localName;
+}
+
+/**
+ * The tenant a raw query string names (its `tenant` parameter, decoded as
+ * the request decoder decodes it), or undefined. Two values, or a malformed
+ * escape, are a 400, as they would be once the query is decoded.
+ */
+export function queryTenant(rawQuery: string): string | undefined {
+  if (rawQuery === "" || !rawQuery.includes("tenant")) return undefined;
+  let found: string | undefined;
+  for (const part of rawQuery.split("&")) {
+    const eq = part.indexOf("=");
+    const name = decode(eq < 0 ? part : part.slice(0, eq));
+    if (name !== "tenant") continue;
+    const value = decode(eq < 0 ? "" : part.slice(eq + 1));
+    if (value === undefined) throw A2AErrors.invalidParams('malformed percent-escape in query parameter "tenant"');
+    if (found !== undefined) throw A2AErrors.invalidParams('query parameter "tenant" is given more than once');
+    found = value;
+  }
+  return found;
+}
+
+/** A string member `tenant` of a parsed JSON object (an HTTP+JSON body, JSON-RPC params), or undefined. */
+export function jsonTenant(json: unknown): string | undefined {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
+  const t = (json as Record<string, unknown>)["tenant"];
+  return typeof t === "string" ? t : undefined;
+}
+
+/**
+ * The top-level fields (local names) that some HTTP binding of an rpc puts
+ * in one path segment: in JSON-RPC and gRPC the same fields are checked with
+ * {@link checkPathValue}, so that every binding refuses what the path refuses.
+ */
+export function pathBoundFields(routes: readonly RouteBinding[], rpc: string): { name: string; localName: string }[] {
+  const out: { name: string; localName: string }[] = [];
+  for (const r of routes) {
+    if (r.rpc !== rpc) continue;
+    for (const v of r.path.variables) {
+      if (v.multiSegment || v.fieldPath.length !== 1) continue;
+      const f = r.input.fields.find((x) => x.name === v.fieldPath[0] && x.fieldKind === "scalar");
+      if (f && !out.some((o) => o.localName === f.localName)) out.push({ name: f.jsonName, localName: f.localName });
+    }
+  }
+  return out;
+}
+
+/** Checks the path-bound string fields of a decoded request (see {@link pathBoundFields}). */
+export function checkPathBound(message: object, fields: readonly { name: string; localName: string }[]): void {
+  for (const f of fields) {
+    const v = (message as Record<string, unknown>)[f.localName];
+    if (typeof v === "string" && v !== "") checkPathValue(f.name, v);
+  }
+}
+
+function decode(raw: string): string | undefined {
+  const s = raw.includes("+") ? raw.replace(/\+/g, " ") : raw;
+  if (!s.includes("%")) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
