@@ -83,6 +83,30 @@ test("the suggested rule is one the plugin takes", () => {
   expect(response.file.find((f) => f.name === "mixed_http.ts")!.content).toContain('"/v1/HalfService/Put"');
 });
 
-test("under profile=a2a an rpc without a rule is an error", () => {
+test("under profile=a2a an rpc without a rule in a service with rules is an error", () => {
   expect(thrown(() => runPlugin(request("target=ts,profile=a2a")))).toBe(`profile=a2a: ${line("Put", "HalfService")}`);
+});
+
+test("under profile=a2a a file whose services have no rule at all is an error; a service without rules beside bound ones is a warning", () => {
+  const only = (keep: string) =>
+    create(CodeGeneratorRequestSchema, {
+      fileToGenerate: ["mixed.proto"],
+      protoFile: compiled().file.map((f) =>
+        f.name === "mixed.proto" ? { ...f, service: f.service.filter((s) => s.name === keep) } : f,
+      ),
+      parameter: "target=ts,profile=a2a",
+    });
+  expect(thrown(() => runPlugin(only("BareService")))).toBe(`profile=a2a: ${line("Ping", "BareService")}`);
+
+  const bound = proto.replace("rpc Put(Req) returns (Res);", "");
+  writeFileSync(join(tmp, "mixed.proto"), bound);
+  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), ["build", tmp, "--path", join(tmp, "mixed.proto"), "--as-file-descriptor-set", "-o", "-#format=binpb"]);
+  const response = runPlugin(
+    create(CodeGeneratorRequestSchema, { fileToGenerate: ["mixed.proto"], protoFile: fromBinary(FileDescriptorSetSchema, image).file, parameter: "target=ts,profile=a2a" }),
+  );
+  expect(response.error ?? "").toBe("");
+  expect(warnings).toEqual([
+    `protoc-gen-a2a-http: warning: ${line("Ping", "BareService")}`,
+    `protoc-gen-a2a-http: warning: ${line("Pong", "BareService")}`,
+  ]);
 });
