@@ -17,11 +17,12 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { grpcServerOptions, type GrpcServerLimits } from "a2a-http/connect";
 import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { agentCardExpress, agentCardFastify, agentCardHono, fastifyFrameworkErrors } from "a2a-http";
+import { agentCardExpress, agentCardFastify, agentCardHono, fastifyOptions } from "a2a-http";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
@@ -59,8 +60,11 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
-async function startGrpc(handlers: ReturnType<typeof createExampleAgent>, port: number, host: string) {
-  const server = http2.createServer(connectNodeAdapter({ routes: a2aServiceConnect(handlers) }));
+async function startGrpc(handlers: ReturnType<typeof createExampleAgent>, port: number, host: string, limits: GrpcServerLimits = {}) {
+  // connect-es's defaults read 4 GiB messages and allow 2^32-1 streams: bounded here (docs/security.md).
+  const o = grpcServerOptions(limits);
+  const server = http2.createServer(o.http2, connectNodeAdapter({ routes: a2aServiceConnect(handlers), ...o.adapter }));
+  server.setTimeout(o.idleTimeoutMs);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {
     sessions.add(s);
@@ -88,6 +92,10 @@ export async function startExampleAgent(options: {
   tenant?: string;
   /** The gRPC port; default 0 (any free one); -1 turns gRPC off. */
   grpcPort?: number;
+  /** Fastify: time to receive a whole request, in ms (default 300 000, as Node gives Express and Hono). */
+  requestTimeoutMs?: number;
+  /** The gRPC port's bounds; default DEFAULT_GRPC_LIMITS of a2a-http/connect. */
+  grpcLimits?: GrpcServerLimits;
   /** Default "example". */
   agent?: AgentKind;
   log?: (line: string) => void;
@@ -111,7 +119,7 @@ export async function startExampleAgent(options: {
       ? createExampleAgent({ log, card: agentCard, push })
       : createA2AServiceAgent(conformanceExecutor, { card: agentCard, push, authenticated: () => true, extendedCard: agentCard });
   const grpcPort = options.grpcPort ?? 0;
-  if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host);
+  if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits);
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
     http = await startHttp();
@@ -156,8 +164,9 @@ export async function startExampleAgent(options: {
         };
       }
       case "fastify": {
-        // Without frameworkErrors, Fastify answers a malformed URL with its own body.
-        const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
+        // fastifyOptions: Fastify's own answer to a malformed URL replaced, and the request
+        // timeouts Fastify leaves off (a trickled body would hold its connection for good).
+        const app = Fastify(fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }));
         app.get(cardPath, agentCardFastify(card));
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, async (req, reply) => {
@@ -206,6 +215,10 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
   --framework  the server framework (default express)
   --port       the HTTP port (default 41241; 0 picks a free one)
   --grpc-port  the gRPC port (default 41242; 0 picks a free one; -1 turns gRPC off)
+  --grpc-max-streams     concurrent streams per HTTP/2 session (default 100)
+  --grpc-idle-ms         close a gRPC session idle this long (default 300000; 0: never)
+  --grpc-session-memory  megabytes one HTTP/2 session may buffer (default 10)
+               (the largest gRPC message is the HTTP body limit, 4 MiB)
   --host       the address to listen on (default 127.0.0.1)
   --tenant     the tenant the card's interfaces carry: A2A clients then call
                /<tenant>/tasks/... or set the request's tenant; the routes
@@ -226,6 +239,9 @@ async function main(): Promise<void> {
         framework: { type: "string", default: "express" },
         port: { type: "string", default: "41241" },
         "grpc-port": { type: "string", default: "41242" },
+        "grpc-max-streams": { type: "string" },
+        "grpc-idle-ms": { type: "string" },
+        "grpc-session-memory": { type: "string" },
         host: { type: "string", default: "127.0.0.1" },
         tenant: { type: "string" },
         agent: { type: "string", default: "example" },
@@ -260,10 +276,26 @@ async function main(): Promise<void> {
     console.error(`--grpc-port must be a port number or -1, not "${values["grpc-port"]}"`);
     process.exit(2);
   }
+  const grpcLimits: GrpcServerLimits = {};
+  for (const [flag, key, min] of [
+    ["grpc-max-streams", "maxConcurrentStreams", 1],
+    ["grpc-idle-ms", "idleTimeoutMs", 0],
+    ["grpc-session-memory", "maxSessionMemory", 1],
+  ] as const) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) {
+      console.error(`--${flag} must be an integer of at least ${min}, not "${text}"`);
+      process.exit(2);
+    }
+    (grpcLimits as Record<string, number>)[key] = n;
+  }
   const agent = await startExampleAgent({
     framework,
     port,
     grpcPort,
+    grpcLimits,
     host: values.host,
     ...(values.tenant ? { tenant: values.tenant } : {}),
     agent: kind,

@@ -154,3 +154,39 @@ export function fastifyFrameworkErrors(options: { profile?: "none" | "a2a"; resp
       .send(JSON.stringify(err.toStatusBody()));
   };
 }
+
+/** Default time to receive a whole request, headers and body: Node's own, which Express and Hono servers get. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+/** Default time to receive the request headers: Node's own. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+/**
+ * The root options of a Fastify server for an agent:
+ * `Fastify(fastifyOptions({ profile: "a2a" }))`. Fastify sets Node's
+ * `requestTimeout` to 0 (none) unless told otherwise, so a client that
+ * trickles its body holds the connection for good; these options give the
+ * server the timeouts Express and Hono have (408 past them), plus
+ * {@link fastifyFrameworkErrors}. Node reads the timeouts when the server is
+ * created, which is why they must go to `Fastify()` and cannot be set when a
+ * service is registered on an existing instance.
+ */
+export function fastifyOptions(
+  options: {
+    profile?: "none" | "a2a";
+    responseType?: string;
+    /** Time to receive a whole request, body included, in ms. Default 300 000. */
+    requestTimeoutMs?: number;
+    /** Time to receive the headers, in ms (at most requestTimeoutMs). Default 60 000. */
+    headersTimeoutMs?: number;
+  } = {},
+) {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!Number.isInteger(requestTimeout) || requestTimeout < 1) throw new Error(`fastifyOptions: requestTimeoutMs must be a positive integer, not ${requestTimeout}`);
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
+  return {
+    frameworkErrors: fastifyFrameworkErrors(options),
+    requestTimeout,
+    // Node checks the deadlines every connectionsCheckingInterval (30 s by default): a short timeout is checked more often.
+    http: { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.ceil(requestTimeout / 4))) },
+  };
+}
