@@ -83,8 +83,15 @@ test("the suggested rule is one the plugin takes", () => {
   expect(response.file.find((f) => f.name === "mixed_http.ts")!.content).toContain('"/v1/HalfService/Put"');
 });
 
-test("under profile=a2a an rpc without a rule in a service with rules is an error", () => {
-  expect(thrown(() => runPlugin(request("target=ts,profile=a2a")))).toBe(`profile=a2a: ${line("Put", "HalfService")}`);
+test("under profile=a2a an rpc of A2AService without a rule is an error; another service's is a warning", () => {
+  const a2a = proto.replaceAll("HalfService", "A2AService");
+  writeFileSync(join(tmp, "mixed.proto"), a2a);
+  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), ["build", tmp, "--path", join(tmp, "mixed.proto"), "--as-file-descriptor-set", "-o", "-#format=binpb"]);
+  const req = (parameter: string) =>
+    create(CodeGeneratorRequestSchema, { fileToGenerate: ["mixed.proto"], protoFile: fromBinary(FileDescriptorSetSchema, image).file, parameter });
+  expect(thrown(() => runPlugin(req("target=ts,profile=a2a")))).toBe(`profile=a2a: ${line("Put", "A2AService")}`);
+  expect(runPlugin(request("target=ts,profile=a2a")).error ?? "").toBe("");
+  expect(warnings.filter((w) => w.includes("HalfService.Put"))).toHaveLength(1);
 });
 
 test("under profile=a2a a file whose services have no rule at all is an error; a service without rules beside bound ones is a warning", () => {
