@@ -31,6 +31,8 @@ export {
   isA2AVersionSupported,
   parseA2AExtensions,
 } from "./a2a.js";
+export { wwwAuthenticate } from "./www-authenticate.js";
+export type { WwwAuthenticateOptions } from "./www-authenticate.js";
 export * from "./client/index.js";
 export * from "./server/index.js";
 export * from "./codec/index.js";

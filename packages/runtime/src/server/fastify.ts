@@ -121,7 +121,10 @@ const asIs = (payload: string): string => payload;
 /** Sends the core's answer: JSON through the reply (so that the app's onSend hooks run), SSE on the raw response. */
 function send(res: UniversalServerResponse, req: NodeRequest, reply: FastifyReplyLike): Promise<void> | undefined {
   if (typeof res.body === "string") {
-    reply.code(res.status).headers(res.headers).serializer(asIs).send(res.body);
+    const body = res.body;
+    const unread = req.beforeAnswer(reply.raw);
+    if (unread !== undefined) return unread.then(() => void reply.code(res.status).headers(res.headers).serializer(asIs).send(body));
+    reply.code(res.status).headers(res.headers).serializer(asIs).send(body);
     return undefined;
   }
   reply.hijack();

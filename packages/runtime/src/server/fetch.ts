@@ -10,6 +10,7 @@ import {
 } from "./core.js";
 import { badPath, originPath, stripMountSegments } from "./mount.js";
 import { listenerOf, type Listener } from "./hosts.js";
+import { drainBeforeClose, type IncomingLike as NodeIncoming, type OutgoingLike } from "./drain.js";
 
 /** Extra facts an adapter knows about a fetch request. */
 export interface FetchRequestInfo {
@@ -48,12 +49,18 @@ export function fetchHandlerOf(handle: UniversalHandler): FetchHandler {
   return (request, info) => {
     const req = new FetchRequest(request, info);
     const answer = handle(req);
-    if (answer instanceof Promise) return answer.then((response) => toResponse(response, req));
-    return toResponse(answer, req);
+    if (answer instanceof Promise) return answer.then((response) => answerOf(response, req));
+    return answerOf(answer, req);
   };
 }
 
 const encoder = new TextEncoder();
+
+/** The Response, once a body that was never read is drained where the connection closes after the answer (drain.ts). */
+function answerOf(response: UniversalServerResponse, req: FetchRequest): Response | Promise<Response> {
+  const unread = typeof response.body === "string" ? req.beforeAnswer() : undefined;
+  return unread === undefined ? toResponse(response, req) : unread.then(() => toResponse(response, req));
+}
 
 function toResponse(response: UniversalServerResponse, req: FetchRequest): Response {
   const { status, body } = response;
@@ -144,6 +151,15 @@ class FetchRequest implements UniversalServerRequest {
 
   listener(): Listener | undefined {
     return this.socket === undefined ? undefined : listenerOf(this.socket);
+  }
+
+  /** On @hono/node-server: the drain of a body never read, when the connection closes after the answer. */
+  beforeAnswer(): Promise<void> | undefined {
+    const env = (this.native as { env?: { incoming?: unknown; outgoing?: unknown } } | undefined)?.env;
+    const incoming = env?.incoming as NodeIncoming | undefined;
+    const outgoing = env?.outgoing as OutgoingLike | undefined;
+    if (!incoming || !outgoing || typeof incoming.resume !== "function") return undefined;
+    return drainBeforeClose(incoming, outgoing);
   }
 
   header(name: string): string | undefined {

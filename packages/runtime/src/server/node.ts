@@ -11,6 +11,7 @@ import {
 } from "./core.js";
 import { originPath } from "./mount.js";
 import { listenerOf, type Listener } from "./hosts.js";
+import { discardRest, drainBeforeClose } from "./drain.js";
 
 /** Extra facts an adapter knows about a node request. */
 export interface NodeRequestInfo {
@@ -128,6 +129,11 @@ export class NodeRequest implements UniversalServerRequest {
     return listenerOf(this.req.socket);
   }
 
+  /** Before an answer on `res`: the drain of a body never read, when the connection closes after it (drain.ts). */
+  beforeAnswer(res: ServerResponse): Promise<void> | undefined {
+    return drainBeforeClose(this.req, res);
+  }
+
   header(name: string): string | undefined {
     const v = this.req.headers[name];
     if (v === undefined) return undefined;
@@ -196,44 +202,6 @@ export class NodeRequest implements UniversalServerRequest {
   }
 }
 
-/** How much of an over-limit body is read and thrown away so that the 413 reaches the client. */
-const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
-const DISCARD_MAX_MS = 5_000;
-
-/**
- * Reads and drops the rest of a request body, up to a bound. Closing a
- * connection with request bytes unread makes the kernel reset it, and a
- * client still sending then sees the reset (EPIPE) instead of the 413; once
- * the body is read, the answer and the close arrive in order. Past the
- * bound the answer is sent anyway and the connection closed.
- */
-function discardRest(req: IncomingMessage, alreadyRead: number): Promise<void> {
-  if (req.readableEnded || req.destroyed) return Promise.resolve();
-  const declared = Number(req.headers["content-length"]);
-  if (declared > DISCARD_MAX_BYTES) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    let bytes = alreadyRead;
-    const done = () => {
-      clearTimeout(timer);
-      req.off("data", onData);
-      req.off("end", done);
-      req.off("error", done);
-      req.off("close", done);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > DISCARD_MAX_BYTES) done();
-    };
-    const timer = setTimeout(done, DISCARD_MAX_MS);
-    req.on("data", onData);
-    req.on("end", done);
-    req.on("error", done);
-    req.on("close", done);
-    req.resume();
-  });
-}
-
 function tooLarge(limit: number): RpcError {
   return new RpcError(Code.RESOURCE_EXHAUSTED, `request body is larger than ${limit} bytes`, [], { httpStatus: 413 });
 }
@@ -278,6 +246,11 @@ async function writeResponse(res: ServerResponse, response: UniversalServerRespo
     return;
   }
   if (typeof body === "string") {
+    const unread = request.beforeAnswer(res);
+    if (unread !== undefined) {
+      await unread;
+      if (res.headersSent || res.destroyed) return;
+    }
     if (status === 413) res.setHeader("connection", "close");
     res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) });
     res.end(body);
