@@ -11,6 +11,7 @@ import {
 import { badPath, originPath, stripMountSegments } from "./mount.js";
 import { listenerOf, type Listener } from "./hosts.js";
 import { drainBeforeClose, type IncomingLike as NodeIncoming, type OutgoingLike } from "./drain.js";
+import { closeWhenStalled } from "./stall.js";
 
 /** Extra facts an adapter knows about a fetch request. */
 export interface FetchRequestInfo {
@@ -126,6 +127,8 @@ class FetchRequest implements UniversalServerRequest {
     const incoming = nodeIncoming(info?.native);
     this.nodeHeaders = incoming?.headers;
     this.socket = incoming?.socket;
+    // A client that stops reading its answer loses the connection (stall.ts).
+    closeWhenStalled(incoming?.socket);
     let rest: string;
     if (typeof incoming?.url === "string") {
       // On node, the target exactly as sent: the Request's URL has `.`

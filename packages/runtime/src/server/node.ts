@@ -10,6 +10,7 @@ import {
   type UniversalServerResponse,
 } from "./core.js";
 import { originPath } from "./mount.js";
+import { closeWhenStalled } from "./stall.js";
 import { listenerOf, type Listener } from "./hosts.js";
 import { discardRest, drainBeforeClose } from "./drain.js";
 
@@ -105,6 +106,8 @@ export class NodeRequest implements UniversalServerRequest {
     const pathEnd = q >= 0 ? q : h >= 0 ? h : url.length;
     this.rawPath = url.slice(0, pathEnd) || "/";
     this.rawQuery = q >= 0 ? url.slice(q + 1, h > q ? h : url.length) : "";
+    // A client that stops reading its answer loses the connection (stall.ts).
+    closeWhenStalled(req.socket);
     res.once("close", () => {
       if (res.writableFinished) return;
       this.gone = true;
