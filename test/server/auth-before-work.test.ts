@@ -7,32 +7,22 @@
  * from the card's security schemes.
  */
 import { connect } from "node:net";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
 import { createClient, createRouterTransport, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
-import { getRequestListener } from "@hono/node-server";
 import {
   Code,
   RpcError,
   createFetchHandler,
   createJsonRpcHandler,
   fetchHandlerOf,
-  fastifyFrameworkErrors,
   wwwAuthenticate,
   type ContextInput,
 } from "a2a-http";
 import { A2AServiceRoutes } from "../../gen/a2a_http.js";
 import { a2aServiceConnect } from "../../gen/a2a_http_connect.js";
-import { a2aServiceJsonRpcExpress, a2aServiceExpress } from "../../gen/a2a_http_express.js";
-import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../../gen/a2a_http_fastify.js";
-import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../gen/a2a_http_hono.js";
 import { A2AService, AgentCardSchema, GetTaskRequestSchema } from "../../gen/a2a_pb.js";
-import { frameworks, type Framework } from "./harness.js";
+import { frameworks, startBoth } from "./harness.js";
 
 const v = { "a2a-version": "1.0" };
 const j = { ...v, "content-type": "application/json" };
@@ -156,40 +146,6 @@ function slowPost(origin: string, path: string, chunks: number, close: boolean):
   });
 }
 
-async function startBoth(framework: Framework, context: ContextInput extends never ? never : (input: ContextInput) => unknown, a2aVersions?: string[]) {
-  const options = { context: context as never, ...(a2aVersions ? { a2aVersions } : {}) };
-  let server: Server;
-  let close: () => Promise<void>;
-  switch (framework) {
-    case "express": {
-      const app = express();
-      app.use("/jsonrpc", a2aServiceJsonRpcExpress(stubs, options));
-      app.use("/", a2aServiceExpress(stubs, options));
-      server = createServer(app);
-      close = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
-      break;
-    }
-    case "fastify": {
-      const app = Fastify({ frameworkErrors: fastifyFrameworkErrors({ profile: "a2a" }) });
-      await app.register(a2aServiceJsonRpcFastify, { handlers: stubs, prefix: "/jsonrpc", ...options });
-      await app.register(a2aServiceFastify, { handlers: stubs, ...options });
-      await app.ready();
-      server = app.server;
-      close = () => app.close();
-      break;
-    }
-    case "hono": {
-      const app = new Hono();
-      app.route("/jsonrpc", a2aServiceJsonRpcHono(stubs, options));
-      app.route("/", a2aServiceHono(stubs, options));
-      server = createServer(getRequestListener(app.fetch));
-      close = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
-      break;
-    }
-  }
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
-}
 
 describe.each(frameworks)("an early error reaches a client still sending (%s)", (framework) => {
   const closers: (() => Promise<void>)[] = [];
@@ -200,14 +156,14 @@ describe.each(frameworks)("an early error reaches a client still sending (%s)", 
   // With Connection: close the server closes after its answer; before the fix about half of these read a reset (EPIPE).
   test.each([false, true])("401 from the context factory, 8 senders of 3 MiB at once (Connection: close %s): every one reads its 401", async (close) => {
     const g = guard();
-    const s = await startBoth(framework, g.context);
+    const s = await startBoth(framework, stubs, { context: g.context });
     closers.push(s.close);
     const got = await Promise.all(Array.from({ length: 8 }, () => slowPost(s.origin, "/message:send", 48, close)));
     expect(got).toEqual(Array(8).fill("401"));
   });
 
   test.each([false, true])("an A2A-Version not served, 8 senders (Connection: close %s): every one reads its 400", async (close) => {
-    const s = await startBoth(framework, () => ({}), ["2.0"]);
+    const s = await startBoth(framework, stubs, { a2aVersions: ["2.0"] });
     closers.push(s.close);
     const got = await Promise.all(Array.from({ length: 8 }, () => slowPost(s.origin, "/message:send", 48, close)));
     expect(got).toEqual(Array(8).fill("400"));

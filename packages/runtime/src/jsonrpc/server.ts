@@ -191,11 +191,14 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
   function checkMediaType(contentType: string | undefined): void {
     // No type is refused: a browser posts one cross-site without a preflight.
-    if (contentType === undefined) contentType = "";
-    const type = contentType.split(";", 1)[0]!.trim().toLowerCase();
+    const type = (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase();
     if (type === JSON_TYPE || (a2a && type === A2A_MEDIA_TYPE)) return;
-    if (a2a) throw A2AErrors.contentTypeNotSupported(contentType, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
-    throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`);
+    const message =
+      contentType === undefined
+        ? "a JSON-RPC request needs Content-Type: application/json"
+        : `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`;
+    if (a2a) throw A2AErrors.contentTypeNotSupported(contentType ?? "", message);
+    throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, message);
   }
 
   /** The answer to a body that breaks codec/bounds.ts's rules, or undefined. */

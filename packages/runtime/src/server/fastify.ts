@@ -188,8 +188,46 @@ export function fastifyOptions(
   const headersTimeout = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
   return {
     frameworkErrors: fastifyFrameworkErrors(options),
+    clientErrorHandler: fastifyClientErrors(options),
     requestTimeout,
     // Node checks the deadlines every connectionsCheckingInterval (30 s by default): a short timeout is checked more often.
     http: { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.ceil(requestTimeout / 4))) },
+  };
+}
+
+/** The google.rpc.Status of what node's HTTP parser refuses before any route runs, by its error code. */
+function clientErrorStatus(code: string | undefined): RpcError {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return new RpcError(Code.RESOURCE_EXHAUSTED, "the request headers are too large", [], { httpStatus: 431 });
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return new RpcError(Code.DEADLINE_EXCEEDED, "the request did not arrive in time", [], { httpStatus: 408 });
+    default:
+      return new RpcError(Code.INVALID_ARGUMENT, "the request is not valid HTTP", [], { httpStatus: 400 });
+  }
+}
+
+/**
+ * Fastify answers what node's HTTP parser refuses (headers too large: 431, a
+ * request that took too long: 408, malformed HTTP: 400) in its own JSON.
+ * Pass this as the root `clientErrorHandler` option (fastifyOptions() does)
+ * to answer those with a google.rpc.Status body like every other error.
+ */
+export function fastifyClientErrors(options: { profile?: "none" | "a2a"; responseType?: string } = {}) {
+  const a2a = options.profile === "a2a";
+  const type = options.responseType ?? (a2a ? "application/a2a+json" : "application/json");
+  return (error: Error & { code?: string }, socket: { writable: boolean; destroyed: boolean; write(data: string): unknown; destroy(error?: Error): unknown }): void => {
+    // A reset connection has nobody left to answer.
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    let err = clientErrorStatus(error.code);
+    if (a2a) err = withA2AErrorInfo(err, "INVALID_REQUEST");
+    const body = JSON.stringify(err.toStatusBody());
+    const reason = err.httpStatus === 431 ? "Request Header Fields Too Large" : err.httpStatus === 408 ? "Request Timeout" : "Bad Request";
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${err.httpStatus} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
   };
 }

@@ -18,7 +18,7 @@ export { createNodeHandler, nodeHandlerOf, nodeMiddleware, serveNode, writeNodeR
 export type { NodeHandler, NodeRequestInfo } from "./node.js";
 export { createFetchHandler, fetchHandlerOf } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
-export { registerFastifyService, registerFastifyHandler, fastifyFrameworkErrors, fastifyOptions, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS } from "./fastify.js";
+export { registerFastifyService, registerFastifyHandler, fastifyFrameworkErrors, fastifyClientErrors, fastifyOptions, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS } from "./fastify.js";
 export { stripMountSegments } from "./mount.js";
 export {
   agentCardAnswer,
