@@ -23,6 +23,7 @@ import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
 import { agentCardExpress, agentCardFastify, agentCardHono, fastifyOptions } from "a2a-http";
+import type { AllowedHosts } from "a2a-http";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
@@ -98,9 +99,12 @@ export async function startExampleAgent(options: {
   grpcLimits?: GrpcServerLimits;
   /** Default "example". */
   agent?: AgentKind;
+  /** The Host values HTTP+JSON and JSON-RPC answer (DNS rebinding); default "auto": on loopback only the loopback names. */
+  allowedHosts?: AllowedHosts;
   log?: (line: string) => void;
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
+  const serverOptions = options.allowedHosts ? { allowedHosts: options.allowedHosts } : {};
   const log = options.log ?? (() => {});
   let url = "";
   let grpc: Awaited<ReturnType<typeof startGrpc>> | undefined;
@@ -149,8 +153,8 @@ export async function startExampleAgent(options: {
           if (a === undefined) return next();
           res.status(a.status).type(a.type).send(a.body);
         });
-        app.use(jsonRpcPath, a2aServiceJsonRpcExpress(handlers));
-        app.use("/", a2aServiceExpress(handlers));
+        app.use(jsonRpcPath, a2aServiceJsonRpcExpress(handlers, serverOptions));
+        app.use("/", a2aServiceExpress(handlers, serverOptions));
         const server = await new Promise<import("node:http").Server>((ok) => {
           const s = app.listen(options.port, host, () => ok(s));
         });
@@ -174,8 +178,8 @@ export async function startExampleAgent(options: {
             return reply.code(a.status).type(a.type).send(a.body);
           });
         }
-        await app.register(a2aServiceJsonRpcFastify, { handlers, prefix: jsonRpcPath });
-        await app.register(a2aServiceFastify, { handlers });
+        await app.register(a2aServiceJsonRpcFastify, { handlers, prefix: jsonRpcPath, ...serverOptions });
+        await app.register(a2aServiceFastify, { handlers, ...serverOptions });
         await app.listen({ port: options.port, host });
         return { url: `http://${host}:${(app.server.address() as AddressInfo).port}`, close: () => app.close() };
       }
@@ -188,8 +192,8 @@ export async function startExampleAgent(options: {
             return c.body(typeof a.body === "string" ? a.body : new Uint8Array(a.body), a.status as 200, { "content-type": a.type });
           });
         }
-        app.route(jsonRpcPath, a2aServiceJsonRpcHono(handlers));
-        app.route("/", a2aServiceHono(handlers));
+        app.route(jsonRpcPath, a2aServiceJsonRpcHono(handlers, serverOptions));
+        app.route("/", a2aServiceHono(handlers, serverOptions));
         const server = await new Promise<ReturnType<typeof serve>>((ok) => {
           const s = serve({ fetch: app.fetch, port: options.port, hostname: host }, () => ok(s));
         });
@@ -220,6 +224,10 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
   --grpc-session-memory  megabytes one HTTP/2 session may buffer (default 10)
                (the largest gRPC message is the HTTP body limit, 4 MiB)
   --host       the address to listen on (default 127.0.0.1)
+  --allowed-hosts  the Host header values served, comma-separated (name,
+               name:port, .domain), or "any"; default: on a loopback --host
+               only localhost, 127.0.0.1 and [::1] with the port (against DNS
+               rebinding), elsewhere any
   --tenant     the tenant the card's interfaces carry: A2A clients then call
                /<tenant>/tasks/... or set the request's tenant; the routes
                without a tenant still work
@@ -230,6 +238,11 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
 
 On a loopback host the agent delivers push notifications to local and plain
 http:// webhooks too; on any other host only to public https:// ones.`;
+
+/** --allowed-hosts: "any", or a comma-separated list. */
+function allowedHostsFlag(text: string): AllowedHosts {
+  return text.trim() === "any" ? "any" : text.split(",").map((h) => h.trim()).filter((h) => h !== "");
+}
 
 async function main(): Promise<void> {
   let values;
@@ -243,6 +256,7 @@ async function main(): Promise<void> {
         "grpc-idle-ms": { type: "string" },
         "grpc-session-memory": { type: "string" },
         host: { type: "string", default: "127.0.0.1" },
+        "allowed-hosts": { type: "string" },
         tenant: { type: "string" },
         agent: { type: "string", default: "example" },
         help: { type: "boolean", short: "h", default: false },
@@ -291,16 +305,27 @@ async function main(): Promise<void> {
     }
     (grpcLimits as Record<string, number>)[key] = n;
   }
-  const agent = await startExampleAgent({
-    framework,
-    port,
-    grpcPort,
-    grpcLimits,
-    host: values.host,
-    ...(values.tenant ? { tenant: values.tenant } : {}),
-    agent: kind,
-    log: (line) => console.log(`[agent] ${line}`),
-  });
+  let agent: RunningAgent;
+  try {
+    agent = await startExampleAgent({
+      framework,
+      port,
+      grpcPort,
+      grpcLimits,
+      host: values.host,
+      ...(values["allowed-hosts"] ? { allowedHosts: allowedHostsFlag(values["allowed-hosts"]) } : {}),
+      ...(values.tenant ? { tenant: values.tenant } : {}),
+      agent: kind,
+      log: (line) => console.log(`[agent] ${line}`),
+    });
+  } catch (e) {
+    // A malformed --allowed-hosts entry: one line, not a stack.
+    if (e instanceof TypeError && e.message.startsWith("allowedHosts:")) {
+      console.error(`--allowed-hosts: ${e.message.slice("allowedHosts: ".length)}`);
+      process.exit(2);
+    }
+    throw e;
+  }
   console.log(`generated code: ${new URL("../gen/", import.meta.url).pathname}`);
   console.log(`${kind} agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
   if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2) on ${agent.grpcTarget}`);

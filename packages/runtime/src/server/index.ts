@@ -29,3 +29,4 @@ export {
   DEFAULT_AGENT_CARD_MAX_AGE,
 } from "./agent-card.js";
 export type { AgentCardSource, AgentCardOptions, AgentCardAnswer, AgentCardResponder, HeaderReader } from "./agent-card.js";
+export type { AllowedHosts } from "./hosts.js";
