@@ -11,7 +11,7 @@
 //   serving from its build.
 // Installs share the user's npm cache (--prefer-offline), which `npm ci` of this
 // repository has filled; the first run on a machine downloads what is missing.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -21,7 +21,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { fromJson } from "@bufbuild/protobuf";
 import { A2AService, SendMessageRequestSchema } from "../../gen/a2a_pb.js";
-import { readmeRecipes } from "./recipes.js";
+import { docRecipes, recipe, shellRecipes } from "./recipes.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -30,7 +30,7 @@ const version = (JSON.parse(readFileSync(join(root, "packages", "runtime", "pack
 const work = mkdtempSync(join(tmpdir(), "a2a-http-package-"));
 const tarballs = join(work, "tarballs");
 const host = join(work, "host");
-const recipes = readmeRecipes(readFileSync(join(root, "README.md"), "utf8"));
+const recipes = docRecipes(root);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const npmEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
@@ -105,10 +105,14 @@ beforeAll(async () => {
     "@types/node@20.19.43",
     "typescript@7.0.2",
   );
-  for (const [path, text] of recipes.files) {
+  for (const [path, text] of recipes) {
+    if (shellRecipes.includes(path) || path === "package.json") continue;
     mkdirSync(dirname(join(host, path)), { recursive: true });
     writeFileSync(join(host, path), text);
   }
+  // The package.json recipe is what to add to one's own.
+  const pkg = JSON.parse(readFileSync(join(host, "package.json"), "utf8")) as Record<string, unknown>;
+  writeFileSync(join(host, "package.json"), JSON.stringify({ ...pkg, ...JSON.parse(recipe(recipes, "package.json")) }, null, 2));
   writeStrictTsconfig(host, ["src"]);
 }, 300_000);
 
@@ -122,8 +126,9 @@ describe("the packed packages", () => {
     expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser", "ipaddr.js"]);
   });
 
-  test("the README's buf recipe generates code that type-checks under strict NodeNext", async () => {
-    rmSync(join(host, "src"), { recursive: true, force: true });
+  test("the docs' buf recipe generates code that type-checks under strict NodeNext (with the server and client recipes)", async () => {
+    expect(Object.keys(JSON.parse(readFileSync(join(host, "package.json"), "utf8")).dependencies)).toContain("a2a-http");
+    rmSync(join(host, "src", "gen"), { recursive: true, force: true });
     await run(join(host, "node_modules", ".bin", "buf"), ["generate"], { cwd: host });
     const out = files(join(host, "src", "gen"));
     expect(out).toContain("acme/greeter/v1/greeter_http_express.ts");
@@ -131,9 +136,9 @@ describe("the packed packages", () => {
     expect(await typecheck(host)).toBe("");
   }, 120_000);
 
-  test("the README's protoc recipe too", async () => {
-    rmSync(join(host, "src"), { recursive: true, force: true });
-    await run("bash", ["-euc", recipes.protoc], { cwd: host });
+  test("the docs' protoc recipe too", async () => {
+    rmSync(join(host, "src", "gen"), { recursive: true, force: true });
+    await run("bash", ["-euc", recipe(recipes, "protoc")], { cwd: host });
     expect(files(join(host, "src", "gen"))).toContain("google/api/field_behavior_pb.ts");
     expect(await typecheck(host)).toBe("");
   }, 120_000);
@@ -167,10 +172,10 @@ describe("the packed packages", () => {
 });
 
 /** Starts `npm start` (or another script) in its own process group; resolves with the URL it prints. */
-function start(dir: string, script: string[]): Promise<{ url: string; child: ChildProcess }> {
+function start(dir: string, script: string[], env: Record<string, string> = { PORT: "0", GRPC_PORT: "0" }): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn("npm", script, {
     cwd: dir,
-    env: { ...npmEnv, PORT: "0", GRPC_PORT: "0", HOST: "127.0.0.1" },
+    env: { ...npmEnv, HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -202,6 +207,195 @@ function stop(child: ChildProcess) {
 }
 
 const sendMessage = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] } };
+
+test("the docs' project recipes: tsconfig and package.json build it, the server serves, the client calls", async () => {
+  // buf.gen.yaml's output again (the protoc test wrote the same files).
+  await npm(host, "run", "build");
+  expect(existsSync(join(host, "dist", "server.js"))).toBe(true);
+  const { url, child } = await start(host, ["start"], { PORT: "0" });
+  try {
+    const { stdout } = await run(process.execPath, ["dist/client.js"], { cwd: host, env: { ...process.env, GREETER_URL: url } });
+    expect(stdout).toBe("Hi, ada!\n");
+  } finally {
+    stop(child);
+  }
+}, 180_000);
+
+/** A port that was free a moment ago, and the one after it. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  for (;;) {
+    const s = createServer();
+    const port = await new Promise<number>((ok) => s.listen(0, "127.0.0.1", () => ok((s.address() as { port: number }).port)));
+    await new Promise((ok) => s.close(ok));
+    if (port < 65535) return port;
+  }
+}
+
+describe("the README's quick start, from an empty folder with the two tarballs", () => {
+  const folder = join(work, "quickstart");
+  const agent = join(folder, "my-agent");
+  const lines = recipe(recipes, "quickstart").trim().split("\n");
+
+  test("names this version's tarballs, and has three commands: scaffold, install, start", () => {
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toContain(`./a2a-http-${version}.tgz`);
+    expect(lines[0]).toContain(`./protoc-gen-a2a-http-${version}.tgz`);
+    expect(lines[2]).toBe("npm start");
+  });
+
+  test("scaffolds with npx from the tarballs, installs, starts, answers curl and the client", async () => {
+    mkdirSync(folder);
+    for (const t of [`a2a-http-${version}.tgz`, `protoc-gen-a2a-http-${version}.tgz`]) cpSync(join(tarballs, t), join(folder, t));
+    const started = Date.now();
+    const env = { ...npmEnv, npm_config_prefer_offline: "true" };
+    const scaffolded = await run("bash", ["-euc", lines[0]!], { cwd: folder, env, maxBuffer: 16 << 20 });
+    expect(scaffolded.stdout).toContain("come from the tarballs");
+    // The project holds what it installs from: it can be moved and committed.
+    const pkg = JSON.parse(readFileSync(join(agent, "package.json"), "utf8"));
+    expect(pkg.dependencies["a2a-http"]).toBe(`file:./vendor/a2a-http-${version}.tgz`);
+    expect(pkg.devDependencies["protoc-gen-a2a-http"]).toBe(`file:./vendor/protoc-gen-a2a-http-${version}.tgz`);
+    await run("bash", ["-euc", lines[1]!], { cwd: folder, env, maxBuffer: 16 << 20 });
+    const port = await freePort();
+    const { url, child } = await start(agent, ["start"], { PORT: String(port) });
+    try {
+      const seconds = (Date.now() - started) / 1000;
+      console.log(`quick start: scaffold, npm install and npm start in ${seconds.toFixed(1)} s (warm npm cache)`);
+      expect(url).toBe(`http://127.0.0.1:${port}`);
+      const call = recipe(recipes, "quickstart-call").replaceAll("127.0.0.1:41241", `127.0.0.1:${port}`);
+      expect(call).toContain(`127.0.0.1:${port}`);
+      const { stdout } = await run("bash", ["-euc", call], { cwd: agent, env: { ...env, AGENT_URL: url } });
+      expect(stdout).toMatch(/"state":"TASK_STATE_COMPLETED"/);
+      expect(stdout).toMatch(/"parts":\[\{"text":"echo: hello"\}\]/);
+      expect(stdout).toMatch(/\ntask [0-9a-f-]+: COMPLETED\necho: hello\n$/);
+    } finally {
+      stop(child);
+    }
+  }, 300_000);
+
+  test("its Dockerfile's build context is complete: the stages, run here as written, serve the agent as a non-root user and pass the health check", async () => {
+    const image = await emulateDockerBuild(agent, join(work, "docker"));
+    expect(image.user).toBe("node");
+    expect(image.exposed).toEqual(["41241", "41242"]);
+    // Production dependencies only.
+    const installed = readdirSync(join(image.workdir, "node_modules"));
+    expect(installed).toContain("a2a-http");
+    for (const dev of ["typescript", "tsx", "protoc-gen-a2a-http"]) expect(installed).not.toContain(dev);
+    expect(readdirSync(join(image.workdir, "node_modules", "@bufbuild"))).toEqual(["protobuf"]);
+    const port = await freePort();
+    const env = { ...process.env, ...image.env, PORT: String(port), GRPC_PORT: "0", HOST: "127.0.0.1" };
+    const child = spawn(image.cmd[0]!, image.cmd.slice(1), { cwd: image.workdir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    try {
+      await new Promise<void>((ok, fail) => {
+        let out = "";
+        child.stdout!.on("data", (d: Buffer) => ((out += d.toString()), out.includes("listening on") && ok()));
+        child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+        child.once("exit", (code) => fail(new Error(`the image's CMD exited with ${code}: ${out}`)));
+      });
+      const health = spawnSync(image.healthcheck[0]!, image.healthcheck.slice(1), { cwd: image.workdir, env, encoding: "utf8", timeout: 10_000 });
+      expect(health.status).toBe(0);
+      await expectAgent(`http://127.0.0.1:${port}`);
+    } finally {
+      stop(child);
+    }
+    // Where docker is, the image itself.
+    if (spawnSync("docker", ["version"], { stdio: "ignore" }).status === 0) {
+      await run("docker", ["build", "-q", "-t", "a2a-http-package-test", "."], { cwd: agent, maxBuffer: 16 << 20 });
+    }
+  }, 300_000);
+});
+
+/**
+ * Runs a Dockerfile's stages on this machine, each in its own folder standing
+ * for the image's root: FROM, WORKDIR, ENV, COPY (from the context, less
+ * .dockerignore's entries, or --from an earlier stage), RUN (with bash), USER,
+ * EXPOSE, HEALTHCHECK CMD and CMD. What it cannot run it refuses, so the test
+ * follows the Dockerfile and fails when it says something new.
+ */
+async function emulateDockerBuild(context: string, out: string) {
+  const text = readFileSync(join(context, "Dockerfile"), "utf8").replace(/\\\n\s*/g, " ");
+  const ignored = readFileSync(join(context, ".dockerignore"), "utf8")
+    .split("\n")
+    .map((l) => l.trim().replace(/\/$/, ""))
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  const stages = new Map<string, string>();
+  let rootDir = "";
+  let workdir = "/";
+  let env: Record<string, string> = {};
+  let user = "root";
+  let exposed: string[] = [];
+  let healthcheck: string[] = [];
+  let cmd: string[] = [];
+  const inStage = (p: string) => join(rootDir, p.startsWith("/") ? p : join(workdir, p));
+  for (const line of text.split("\n").map((l) => l.trim())) {
+    if (line === "" || line.startsWith("#")) continue;
+    const [instruction, ...rest] = line.split(/\s+/);
+    let args = rest.join(" ");
+    switch (instruction) {
+      case "FROM": {
+        const as = /\bAS\s+(\S+)/i.exec(args)?.[1];
+        rootDir = join(out, `stage-${stages.size}`);
+        mkdirSync(rootDir, { recursive: true });
+        if (as) stages.set(as, rootDir);
+        else stages.set(String(stages.size), rootDir);
+        workdir = "/";
+        env = {};
+        user = "root";
+        break;
+      }
+      case "WORKDIR":
+        workdir = args;
+        mkdirSync(inStage("."), { recursive: true });
+        break;
+      case "ENV":
+        for (const kv of rest) {
+          const [k, v] = kv.split("=");
+          env[k!] = v!;
+        }
+        break;
+      case "COPY": {
+        const from = /^--from=(\S+)$/.exec(rest[0]!)?.[1];
+        const paths = from === undefined ? rest : rest.slice(1);
+        const dest = paths.pop()!;
+        for (const src of paths) {
+          const source = from === undefined ? join(context, src) : join(stages.get(from)!, src);
+          const target = inStage(dest);
+          if (statSync(source).isDirectory()) {
+            cpSync(source, target, {
+              recursive: true,
+              filter: (p) => from !== undefined || !ignored.some((i) => p === join(context, i) || p.startsWith(join(context, i) + "/")),
+            });
+          } else {
+            mkdirSync(target.endsWith("/") || dest.endsWith("/") ? target : dirname(target), { recursive: true });
+            cpSync(source, dest.endsWith("/") ? join(target, src.split("/").pop()!) : target);
+          }
+        }
+        break;
+      }
+      case "RUN":
+        // A BuildKit cache mount: here npm's own cache is the cache.
+        if (/^--mount=type=cache,\S+ /.test(args)) args = args.slice(args.indexOf(" ") + 1);
+        await run("bash", ["-euc", args], { cwd: inStage("."), env: { ...npmEnv, npm_config_prefer_offline: "true", ...env }, maxBuffer: 64 << 20 });
+        break;
+      case "USER":
+        user = args;
+        break;
+      case "EXPOSE":
+        exposed = rest;
+        break;
+      case "HEALTHCHECK":
+        healthcheck = JSON.parse(args.slice(args.indexOf("CMD ") + 4)) as string[];
+        break;
+      case "CMD":
+        cmd = JSON.parse(args) as string[];
+        break;
+      default:
+        throw new Error(`the emulated build does not know ${instruction}`);
+    }
+  }
+  const exec = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
+  return { workdir: inStage("."), env, user, exposed, healthcheck: exec(healthcheck), cmd: exec(cmd) };
+}
 
 /** The card lists the three bindings, and each answers SendMessage with the echo agent's COMPLETED task. */
 async function expectAgent(url: string) {
@@ -250,8 +444,8 @@ describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded fr
     );
     expect(stdout).toContain("come from the tarballs");
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    expect(pkg.dependencies["a2a-http"]).toBe(`file:${join(tarballs, `a2a-http-${version}.tgz`)}`);
-    expect(pkg.devDependencies["protoc-gen-a2a-http"]).toBe(`file:${join(tarballs, `protoc-gen-a2a-http-${version}.tgz`)}`);
+    expect(pkg.dependencies["a2a-http"]).toBe(`file:./vendor/a2a-http-${version}.tgz`);
+    expect(pkg.devDependencies["protoc-gen-a2a-http"]).toBe(`file:./vendor/protoc-gen-a2a-http-${version}.tgz`);
 
     await install(dir);
     await npm(dir, "run", "typecheck");

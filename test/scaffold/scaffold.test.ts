@@ -106,6 +106,13 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
     const { stdout } = await scaffold(dir, "--framework", framework);
     for (const f of ["src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/server.ts", "src/main.ts"]) expect(stdout).toContain(f);
     expect(existsSync(join(dir, "src", "handlers.ts"))).toBe(false);
+    // The packages by paths relative to the project, so it can be moved and committed.
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+    const runtimeSpec = pkg["dependencies"]!["a2a-http"]!;
+    const pluginSpec = pkg["devDependencies"]!["protoc-gen-a2a-http"]!;
+    expect(runtimeSpec).toMatch(/^file:\.\.\//);
+    expect(resolve(dir, runtimeSpec.slice(5))).toBe(join(root, "packages", "runtime"));
+    expect(resolve(dir, pluginSpec.slice(5))).toBe(join(root, "packages", "plugin"));
     const dotBin = linkNodeModules(dir);
     await generateAndCheck(dir, dotBin);
 
@@ -212,8 +219,8 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
 
     const { stdout } = await scaffold(dir, "--framework", framework, "--force");
     expect(stdout).toContain("package.json (merged into yours)");
-    const leftList = stdout.slice(stdout.indexOf("left 4 files of yours as they were:"));
-    for (const f of ["README.md", "src/executor.ts", "src/executor.test.ts", "src/card.ts"]) expect(leftList).toContain(`  ${f}\n`);
+    const leftList = stdout.slice(stdout.indexOf("left 7 files of yours as they were:"));
+    for (const f of ["README.md", "Dockerfile", ".dockerignore", "src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/client.ts"]) expect(leftList).toContain(`  ${f}\n`);
     expect(readFileSync(path("src/executor.ts"), "utf8")).toBe(shout);
     expect(readFileSync(path("README.md"), "utf8")).toBe("# mine\n");
     expect(readFileSync(path("src/card.ts"), "utf8")).toContain("Shouts the text");

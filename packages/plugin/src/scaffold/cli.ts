@@ -6,7 +6,8 @@ import { defaultPort, defaultProto, scaffold, ScaffoldError, userFiles } from ".
 
 function describe(p: PackageSpecs): string {
   if (p.source === "registry") return `the registry (${p.runtime})`;
-  return `${p.source === "tarballs" ? "the tarballs" : "the checkout's folders"} ${p.runtime.slice(5)} and ${p.plugin.slice(5)}`;
+  if (p.source === "tarballs") return `the tarballs ${p.runtime.slice(5)} and ${p.plugin.slice(5)}, copied into vendor/`;
+  return `the checkout's folders ${p.runtime.slice(5)} and ${p.plugin.slice(5)}`;
 }
 
 /** The scaffold's usage, for `scaffold --help` and the plugin's `--help`. */
@@ -85,8 +86,8 @@ export function runScaffoldCli(args: string[]): number {
     return 2;
   }
   const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
-    process.stderr.write(`protoc-gen-a2a-http scaffold: --port must be a port number, not "${values.port}"\n`);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65535)) {
+    process.stderr.write(`protoc-gen-a2a-http scaffold: --port must be a port number below 65535 (gRPC takes the next), not "${values.port}"\n`);
     return 2;
   }
   const proto = values.proto ?? defaultProto();

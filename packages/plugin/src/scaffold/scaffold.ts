@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
@@ -60,7 +60,16 @@ export function defaultProto(): string | undefined {
  * scaffold's (rewritten by `--force`), except package.json, which `--force`
  * merges: the scaffold's scripts and dependency versions, the rest of yours kept.
  */
-export const userFiles: readonly string[] = ["README.md", "src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/handlers.ts"];
+export const userFiles: readonly string[] = [
+  "README.md",
+  "Dockerfile",
+  ".dockerignore",
+  "src/executor.ts",
+  "src/executor.test.ts",
+  "src/card.ts",
+  "src/client.ts",
+  "src/handlers.ts",
+];
 
 /**
  * Writes a new agent server project into `options.dir`: package.json,
@@ -82,6 +91,11 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const protoFile = basename(protoPath);
   const service = describeService(protoPath, options.service);
   const packages = packageSpecs(packageRoot, options.from);
+  // Tarballs are copied into the project, which then holds all it installs
+  // from: it can be moved, committed and built into an image (the Dockerfile
+  // copies vendor/). Checkout folders are linked by relative paths.
+  const vendored = packages.source === "tarballs" ? vendorTarballs(packages) : undefined;
+  const specs = vendored?.specs ?? relativeTo(dir, packages);
   const packageName = basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "") || "a2a-agent";
   const profile = service.typeName.endsWith(".A2AService") ? "a2a" : "none";
   const engine = profile === "a2a" ? service.engine : undefined;
@@ -97,8 +111,11 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     serviceTypeName: service.typeName,
     fnPrefix: lowerFirstWord(service.name),
     methods: service.methods,
-    packages,
+    packages: specs,
+    vendored: vendored !== undefined,
     port: options.port ?? defaultPort,
+    // Only the Dockerfile's EXPOSE and docs: the agent picks it when it starts.
+    grpcPort: (options.port ?? defaultPort) + 1,
     versions: scaffoldVersions,
   };
 
@@ -109,11 +126,14 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ["tsconfig.json", render("tsconfig.json.hbs", context)],
     [".gitignore", render("gitignore.hbs", context)],
     ["README.md", render("README.md.hbs", context)],
+    ["Dockerfile", render("Dockerfile.hbs", context)],
+    [".dockerignore", render("dockerignore.hbs", context)],
     ...(engine
       ? ([
           ["src/executor.ts", render("executor.ts.hbs", context)],
           ["src/executor.test.ts", render("executor.test.ts.hbs", context)],
           ["src/card.ts", render("card.ts.hbs", context)],
+          ["src/client.ts", render("client.ts.hbs", context)],
         ] as const)
       : ([["src/handlers.ts", render("handlers.ts.hbs", context)]] as const)),
     ["src/server.ts", render("server.ts.hbs", context)],
@@ -124,6 +144,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   for (const name of googleApiProtos) {
     copies.set(`proto/google/api/${name}`, join(googleApiDir(), name));
   }
+  for (const [name, from] of vendored?.copies ?? []) copies.set(name, from);
 
   const targets = [...files.keys(), ...copies.keys()];
   const existing = targets.filter((t) => existsSync(join(dir, t)));
@@ -161,10 +182,35 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   }
   for (const [name, from] of copies) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
-    copyFileSync(from, join(dir, name));
+    // --force --from <project>/vendor: the tarball is already in place.
+    if (resolve(from) !== join(dir, name)) copyFileSync(from, join(dir, name));
     written.push(name);
   }
   return { files: written, left, merged, packages };
+}
+
+/** The tarballs' copies in the project's vendor/ and the specs that install them. */
+function vendorTarballs(packages: PackageSpecs): { specs: PackageSpecs; copies: Map<string, string> } {
+  const copies = new Map<string, string>();
+  const vendor = (spec: string) => {
+    const path = spec.slice("file:".length);
+    copies.set(`vendor/${basename(path)}`, path);
+    return `file:./vendor/${basename(path)}`;
+  };
+  return { specs: { ...packages, runtime: vendor(packages.runtime), plugin: vendor(packages.plugin) }, copies };
+}
+
+/**
+ * The specs with `file:` paths relative to the project, so that it can be
+ * moved (with the tarballs where they were beside it) and committed.
+ */
+function relativeTo(dir: string, specs: PackageSpecs): PackageSpecs {
+  if (specs.source === "registry") return specs;
+  const rel = (spec: string) => {
+    const path = relative(dir, spec.slice("file:".length)).split(sep).join("/");
+    return `file:${path.startsWith("../") ? path : `./${path}`}`;
+  };
+  return { ...specs, runtime: rel(specs.runtime), plugin: rel(specs.plugin) };
 }
 
 /**
