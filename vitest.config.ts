@@ -18,6 +18,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/setup/shared.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Runs the reliability suite (test/reliability, plus the hardening and
 // hostile-server tests) and prints its figures; `readme` also rewrites the
-// block between the reliability markers of README.md with them.
+// block between the reliability markers of docs/reliability.md with them.
 //
 //   node scripts/reliability.mjs fuzz     long fuzzing (FUZZ_CASES, default 50,000 per service)
 //   node scripts/reliability.mjs soak     10 s of load and 5,000 aborted streams per framework
-//   node scripts/reliability.mjs readme   the figures of `npm test`'s sizes with a 10 s load, into README.md
+//   node scripts/reliability.mjs readme   the figures of `npm test`'s sizes with a 10 s load, into docs/reliability.md
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,20 +71,20 @@ console.log(`\n${table}\n\n${figures.length} figures in ${seconds} s; vitest exi
 
 if (mode === "readme") {
   if (res.status !== 0) {
-    console.error("the suite failed: README.md left as it is");
+    console.error("the suite failed: docs/reliability.md left as it is");
     process.exit(res.status ?? 1);
   }
   const begin = "<!-- reliability:begin (written by `npm run reliability`, do not edit) -->";
   const end = "<!-- reliability:end -->";
-  const readme = readFileSync("README.md", "utf8");
+  const readme = readFileSync("docs/reliability.md", "utf8");
   const i = readme.indexOf(begin);
   const j = readme.indexOf(end);
   if (i < 0 || j < i) {
-    console.error("README.md has no reliability markers");
+    console.error("docs/reliability.md has no reliability markers");
     process.exit(1);
   }
   const stamp = `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, this machine (2 shared cores), ${seconds} s for the run.`;
-  writeFileSync("README.md", readme.slice(0, i + begin.length) + "\n" + table + "\n\n" + stamp + "\n" + readme.slice(j));
-  console.log("README.md updated");
+  writeFileSync("docs/reliability.md", readme.slice(0, i + begin.length) + "\n" + table + "\n\n" + stamp + "\n" + readme.slice(j));
+  console.log("docs/reliability.md updated");
 }
 process.exit(res.status ?? 1);

@@ -41,7 +41,16 @@ try {
     }
   }
 } catch {
-  // ../shared is only beside a development checkout.
+  // Said plainly here: without the A2A protos, buf generates nothing for them
+  // and what follows (the build of the example, the tests) fails far from the cause.
+}
+if (a2a === 0) {
+  console.error(
+    `stage-protos: no A2A protos in ${shared}.\n` +
+      "This repository expects its shared folder beside it (../shared, with proto/a2a.proto, tck/ and design.md):\n" +
+      "npm start, npm test, npm run test:unit, npm run tck and the packed plugin (which ships a2a.proto) need it.",
+  );
+  process.exit(1);
 }
 // The plugin ships a2a.proto too: `scaffold` starts from it when given no --proto.
 const pluginA2a = join(root, "packages", "plugin", "a2a");

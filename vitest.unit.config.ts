@@ -1,0 +1,22 @@
+import { defineConfig, mergeConfig } from "vitest/config";
+import base from "./vitest.config.js";
+
+// `npm run test:unit`: the fast tests, in this process and its workers. Left
+// out, for `npm test`: package builds (test/package), scaffolded projects
+// that npm and tsx run (test/scaffold/scaffold.test.ts), the googleapis corpus,
+// the reliability load and fuzz runs, and the browser.
+export default mergeConfig(
+  base,
+  defineConfig({
+    test: {
+      exclude: [
+        "test/package/**",
+        "test/scaffold/scaffold.test.ts",
+        "test/corpus/**",
+        "test/reliability/**",
+        "test/openapi/browser.test.ts",
+        "**/node_modules/**",
+      ],
+    },
+  }),
+);
