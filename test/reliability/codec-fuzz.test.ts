@@ -14,13 +14,13 @@ import { reportFigure } from "./report.js";
 const RUNS = Number(process.env["FUZZ_CASES"] ?? 3000);
 const SEED = Number(process.env["FUZZ_SEED"] ?? 14);
 
-/** Runs `f`; an RpcError INVALID_ARGUMENT is a refusal, anything else thrown fails. */
+/** Runs `f`; an RpcError INVALID_ARGUMENT, or the element cap's 413 (codec/bounds.ts), is a refusal; anything else thrown fails. */
 function refusesCleanly(f: () => unknown): "ok" | "refused" {
   try {
     f();
     return "ok";
   } catch (e) {
-    if (e instanceof RpcError && e.code === Code.INVALID_ARGUMENT) return "refused";
+    if (e instanceof RpcError && (e.code === Code.INVALID_ARGUMENT || (e.code === Code.RESOURCE_EXHAUSTED && e.httpStatus === 413))) return "refused";
     throw e;
   }
 }
