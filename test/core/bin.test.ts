@@ -1,7 +1,7 @@
 // The plugin's command line as a person meets it: --help, a terminal with
 // nothing piped in, a typo. protoc and buf (stdin piped) are tested elsewhere.
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
@@ -56,4 +56,14 @@ describe("protoc-gen-a2a-http --help", () => {
     expect(e.code).toBe(2);
     expect(e.stderr).toMatch(/^protoc-gen-a2a-http scaffold: unknown flag "framwork" \(did you mean "framework"\?\)\n/);
   });
+});
+
+test("the README's options table has a row for every option, with the default parseOptions gives", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const rows = new Map([...readme.matchAll(/^\| `([a-z_]+)` \| [^|]+ \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]));
+  expect([...rows.keys()].sort()).toEqual(Object.keys(optionSummaries).sort());
+  const d = parseOptions([]);
+  expect(rows.get("profile")).toBe(`\`${d.profile}\``);
+  expect(rows.get("connect")).toBe(`\`${d.connect}\``);
+  expect(rows.get("runtime_import")).toBe(`\`${d.runtimeImport}\``);
 });
