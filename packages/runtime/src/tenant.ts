@@ -103,11 +103,14 @@ export function jsonTenant(json: unknown): string | undefined {
  * The top-level fields (local names) that some HTTP binding of an rpc puts
  * in one path segment: in JSON-RPC and gRPC the same fields are checked with
  * {@link checkPathValue}, so that every binding refuses what the path refuses.
+ * Only for rpcs whose request has a `tenant` field (A2A's): their path values
+ * name tenant-scoped resources; another service's keep HttpRule's rule (a
+ * decoded `%2F` is a `/`).
  */
 export function pathBoundFields(routes: readonly RouteBinding[], rpc: string): { name: string; localName: string }[] {
   const out: { name: string; localName: string }[] = [];
   for (const r of routes) {
-    if (r.rpc !== rpc) continue;
+    if (r.rpc !== rpc || tenantFieldOf(r.input) === undefined) continue;
     for (const v of r.path.variables) {
       if (v.multiSegment || v.fieldPath.length !== 1) continue;
       const f = r.input.fields.find((x) => x.name === v.fieldPath[0] && x.fieldKind === "scalar");

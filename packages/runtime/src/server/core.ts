@@ -492,9 +492,12 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
    * an id or tenant may be checked.
    */
   function tenantBeforeBody(route: RouteBinding, match: RouteMatch, req: UniversalServerRequest): string | undefined {
+    // A service whose requests have no `tenant` (not A2A's) keeps HttpRule's rule for its own ids.
+    const tenantScoped = tenantFields.get(route) !== undefined;
     for (const v of route.path.variables) {
       if (v.multiSegment) continue;
       const name = v.fieldPath.join(".");
+      if (!tenantScoped && name !== "tenant") continue;
       const value = match.variables[name];
       if (value !== undefined && value !== "") checkPathValue(name === "tenant" ? "tenant" : `path variable ${name}`, value);
     }
