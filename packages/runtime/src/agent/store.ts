@@ -13,7 +13,7 @@
  * never changes an object once it has passed it to a store (it copies on
  * write), and never hands a stored object to code that could.
  */
-import type { Message as ProtoMessage } from "@bufbuild/protobuf";
+import type { DescMessage, Message as ProtoMessage } from "@bufbuild/protobuf";
 import type { TaskLike } from "./types.js";
 
 /** Who a task belongs to, and its id. */
@@ -120,10 +120,96 @@ export interface PushConfigStore<Config extends PushConfigLike = PushConfigLike>
   delete(key: TaskKey, id: string): Promise<boolean>;
 }
 
+/** The messages of the user's a2a.proto that a store writes and reads. */
+export interface StoreSchemas {
+  /** lf.a2a.v1.Task */
+  readonly task: DescMessage;
+  /** lf.a2a.v1.StreamResponse: the events. */
+  readonly event: DescMessage;
+  /** lf.a2a.v1.TaskPushNotificationConfig, when the service has push rpcs. */
+  readonly pushConfig: DescMessage | undefined;
+}
+
 /** Both stores, as the engine takes them. */
 export interface AgentStore {
   readonly tasks: TaskStore;
   readonly pushConfigs: PushConfigStore;
+  /**
+   * Called by the engine once, before anything else: a store that serializes
+   * (the SQL one) learns the user's message types here. A store belongs to one
+   * engine.
+   */
+  bind?(schemas: StoreSchemas): void;
+  /** Present when several agent instances share the store: see {@link SharedStore}. */
+  readonly shared?: SharedStore;
   /** Releases what the store holds (timers, connections). */
   close?(): Promise<void>;
+}
+
+/**
+ * What makes several instances of an agent one agent (the SQL store): events
+ * another instance wrote reach this one's subscribers and executors, a task
+ * whose instance died is taken over, and push deliveries wait in an outbox
+ * that any instance sends from.
+ *
+ * The store's `commit` and `create` give the task a lease in this instance's
+ * name while its state is neither terminal nor interrupted (an executor is at
+ * work on it), and drop it otherwise.
+ */
+export interface SharedStore {
+  /** This instance's name, in leases and outbox claims. */
+  readonly instance: string;
+  /** How long a lease lasts unless renewed. */
+  readonly leaseMs: number;
+  /**
+   * Calls `onEvent` for each event another instance commits (its task and
+   * sequence number; the event itself is read with `tasks.events`), and
+   * `onMissed` when notifications may have been lost (the database
+   * connection came back): the engine then catches up on every task it follows.
+   */
+  watch(onEvent: (key: TaskKey, seq: number) => void, onMissed: () => void): Promise<() => Promise<void>>;
+  /** Extends this instance's leases on these tasks. */
+  renew(keys: readonly TaskKey[]): Promise<void>;
+  /** Tasks whose lease ran out (their instance stopped renewing), at most `limit`. */
+  expired(limit: number): Promise<StoredTaskWithKey[]>;
+  /**
+   * Like `tasks.commit`, but only while the task's lease is still expired:
+   * how an instance ends a task another instance left behind.
+   * Throws {@link StaleVersionError} otherwise.
+   */
+  takeOver(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: ProtoMessage): Promise<void>;
+  readonly outbox: PushOutbox;
+}
+
+export interface StoredTaskWithKey extends StoredTask {
+  readonly key: TaskKey;
+  /** The instance whose lease ran out. */
+  readonly holder: string;
+}
+
+/** One push notification waiting in the outbox: one event for one config. */
+export interface OutboxItem {
+  readonly id: string;
+  readonly key: TaskKey;
+  readonly config: PushConfigLike;
+  /** An lf.a2a.v1.StreamResponse. */
+  readonly event: ProtoMessage;
+  /** Attempts made so far. */
+  readonly attempts: number;
+}
+
+/**
+ * Push deliveries written in the same transaction as their event (the store's
+ * commit adds one per push config of the task), sent at least once, in order
+ * per config, by whichever instance claims them.
+ */
+export interface PushOutbox {
+  /** Adds the delivery of event `seq` to one config (for a config stored after its event). */
+  enqueue(key: TaskKey, configId: string, seq: number): Promise<void>;
+  /** Claims up to `limit` due deliveries, each the oldest one left of its config, for `claimMs`. */
+  claim(limit: number, claimMs: number): Promise<OutboxItem[]>;
+  /** Sent, or given up: removes it. */
+  done(id: string): Promise<void>;
+  /** Failed for now: tries again at `nextAt` (ms since the epoch). */
+  retry(id: string, attempts: number, nextAt: number): Promise<void>;
 }

@@ -1,0 +1,213 @@
+/**
+ * The little the SQL store needs of a database, over the two engines it runs
+ * on: a PostgreSQL server through `pg` (a Pool), and PostgreSQL compiled to
+ * WASM in this process through `@electric-sql/pglite` (a data directory).
+ * Both are optional peer dependencies, loaded only when a store asks for one,
+ * so an agent on the memory store installs neither.
+ */
+
+export interface SqlRows {
+  readonly rows: Record<string, unknown>[];
+  readonly rowCount: number;
+}
+
+export interface SqlQueryable {
+  /** One statement, with $1… parameters. */
+  query(text: string, params?: readonly unknown[]): Promise<SqlRows>;
+  /** Several statements, no parameters (migrations). */
+  exec(text: string): Promise<void>;
+}
+
+export interface SqlClient extends SqlQueryable {
+  /** Which engine, for logs: "postgres" or "pglite". */
+  readonly kind: "postgres" | "pglite";
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<R>(fn: (tx: SqlQueryable) => Promise<R>): Promise<R>;
+  /**
+   * Calls `onNotify` with the payload of every NOTIFY on `channel`, and
+   * `onReconnect` after the listening connection was lost and made again
+   * (notifications in between are lost: the caller catches up from its tables).
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** What a failed load of an optional peer dependency says. */
+function missing(pkg: string, why: string, cause: unknown): Error {
+  return new Error(`${why} needs the package ${pkg}: npm install ${pkg}`, { cause });
+}
+
+export interface PostgresClientOptions {
+  /** Most connections in the pool (one more is held for LISTEN). Default 10. */
+  readonly max?: number;
+  /** Reports errors of idle connections and of the listener (a database that restarts). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A PostgreSQL server, through a `pg` Pool on `url` (postgres://…). */
+export async function connectPostgres(url: string, options: PostgresClientOptions = {}): Promise<SqlClient> {
+  let pg: typeof import("pg");
+  try {
+    pg = (await import("pg")).default ?? (await import("pg"));
+  } catch (e) {
+    throw missing("pg", `a store on ${redact(url)}`, e);
+  }
+  const onError = options.onError ?? ((e: unknown) => console.error("a2a-http store:", e));
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  // An idle client's error (the server restarted) must not crash the process: the pool replaces it.
+  pool.on("error", onError);
+  // Fail now, with the URL, rather than at the first request.
+  try {
+    const c = await pool.connect();
+    c.release();
+  } catch (e) {
+    await pool.end().catch(() => {});
+    throw new Error(`cannot connect to ${redact(url)}: ${(e as Error).message}`, { cause: e });
+  }
+  const listeners = new Set<{ stop(): Promise<void> }>();
+
+  return {
+    kind: "postgres",
+    query: (text, params) => pool.query(text, params as unknown[]) as unknown as Promise<SqlRows>,
+    exec: async (text) => void (await pool.query(text)),
+    async transaction(fn) {
+      const c = await pool.connect();
+      try {
+        await c.query("BEGIN");
+        const r = await fn({
+          query: (text, params) => c.query(text, params as unknown[]) as unknown as Promise<SqlRows>,
+          exec: async (text) => void (await c.query(text)),
+        });
+        await c.query("COMMIT");
+        return r;
+      } catch (e) {
+        await c.query("ROLLBACK").catch(() => {});
+        throw e;
+      } finally {
+        c.release();
+      }
+    },
+    async listen(channel, onNotify, onReconnect) {
+      let stopped = false;
+      let client: import("pg").Client | undefined;
+      let retry: ReturnType<typeof setTimeout> | undefined;
+      const connect = async (again: boolean): Promise<void> => {
+        const c = new pg.Client({ connectionString: url });
+        c.on("notification", (n) => {
+          if (n.channel === channel) onNotify(n.payload ?? "");
+        });
+        c.on("error", (e) => {
+          onError(e);
+          void c.end().catch(() => {});
+          if (client === c) client = undefined;
+          schedule();
+        });
+        c.on("end", () => {
+          if (client === c) {
+            client = undefined;
+            schedule();
+          }
+        });
+        await c.connect();
+        await c.query(`LISTEN ${quoteIdent(channel)}`);
+        if (stopped) {
+          await c.end().catch(() => {});
+          return;
+        }
+        client = c;
+        if (again) onReconnect();
+      };
+      // A lost listener comes back once a second until the server answers again.
+      const schedule = () => {
+        if (stopped || retry) return;
+        retry = setTimeout(() => {
+          retry = undefined;
+          connect(true).catch((e) => {
+            onError(e);
+            schedule();
+          });
+        }, 1_000);
+        retry.unref?.();
+      };
+      await connect(false);
+      const handle = {
+        async stop() {
+          stopped = true;
+          clearTimeout(retry);
+          listeners.delete(handle);
+          const c = client;
+          client = undefined;
+          await c?.end().catch(() => {});
+        },
+      };
+      listeners.add(handle);
+      return () => handle.stop();
+    },
+    async close() {
+      for (const l of [...listeners]) await l.stop();
+      await pool.end();
+    },
+  };
+}
+
+export interface PgliteClientOptions {
+  /** Reports errors of the listener. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * PostgreSQL in this process (PGlite), on a data directory ("memory://" for
+ * none). One process owns a directory at a time; PGlite runs one query at a
+ * time, so transactions are serialized by it.
+ */
+export async function openPglite(dataDir: string, _options: PgliteClientOptions = {}): Promise<SqlClient> {
+  let mod: typeof import("@electric-sql/pglite");
+  try {
+    mod = await import("@electric-sql/pglite");
+  } catch (e) {
+    throw missing("@electric-sql/pglite", `a store in ${dataDir}`, e);
+  }
+  const db = new mod.PGlite(dataDir);
+  try {
+    await db.waitReady;
+  } catch (e) {
+    throw new Error(`cannot open the PGlite data directory ${dataDir}: ${(e as Error).message}`, { cause: e });
+  }
+  type On = {
+    query: (t: string, p?: unknown[]) => Promise<{ rows: unknown[]; affectedRows?: number }>;
+    exec: (t: string) => Promise<unknown>;
+  };
+  const wrap = (on: On): SqlQueryable => ({
+    async query(text, params) {
+      const r = await on.query(text, params as unknown[]);
+      return { rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows ?? r.rows.length };
+    },
+    exec: async (text) => void (await on.exec(text)),
+  });
+  return {
+    kind: "pglite",
+    ...wrap(db),
+    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    async listen(channel, onNotify) {
+      // In one process nothing is lost between a NOTIFY and its listener: no reconnects.
+      const unlisten = await db.listen(channel, onNotify);
+      return unlisten;
+    },
+    close: () => db.close(),
+  };
+}
+
+/** A postgres:// URL without its password, for messages. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "<an invalid URL>";
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,449 @@
+/**
+ * The engine's store in SQL: the same statements on a PostgreSQL server
+ * (`pg`) and on PGlite. A task's change, its event, the push deliveries it
+ * causes and the NOTIFY that wakes the other instances commit in one
+ * transaction; writes are versioned (a stale one is refused).
+ */
+import { fromBinary, toBinary, type DescMessage, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import { Code, RpcError } from "../../errors.js";
+import {
+  StaleVersionError,
+  StoreFullError,
+  type AgentStore,
+  type OutboxItem,
+  type PushConfigLike,
+  type PushConfigStore,
+  type SharedStore,
+  type StoreSchemas,
+  type StoredEvent,
+  type StoredTaskWithKey,
+  type TaskKey,
+  type TaskPage,
+  type TaskQuery,
+  type TaskStore,
+} from "../store.js";
+import { isInterrupted, isTerminal, type TaskLike } from "../types.js";
+import type { SqlClient, SqlQueryable } from "./client.js";
+import { checkSchema, migrate } from "./migrations.js";
+
+export interface SqlStoreOptions {
+  /** Apply missing migrations when the store opens. Default false: run `a2a-http migrate` first. */
+  readonly migrate?: boolean;
+  /** This instance's name in leases and outbox claims. Default: a random UUID per process. */
+  readonly instance?: string;
+  /** How long a task's lease lasts unless its instance renews it. Default 30 000 ms. */
+  readonly leaseMs?: number;
+  /** Most push configs per task. Default 10. */
+  readonly maxPushConfigsPerTask?: number;
+  /** A row that cannot be read (ListTasks leaves it out). Default `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** The only encoding so far: protobuf binary of the user's message. */
+const FORMAT_PROTOBUF = 1;
+/** pg_notify refuses payloads of 8000 bytes or more; longer keys wake everyone instead. */
+const MAX_NOTIFY_PAYLOAD = 7_900;
+export const EVENTS_CHANNEL = "a2a_events";
+
+/** A store on an open database; `close()` closes the database too. */
+export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {}): Promise<AgentStore> {
+  if (options.migrate) await migrate(db);
+  else await checkSchema(db);
+  const instance = options.instance ?? crypto.randomUUID();
+  const leaseMs = options.leaseMs ?? 30_000;
+  const maxConfigs = options.maxPushConfigsPerTask ?? 10;
+  const onError = options.onError ?? ((e: unknown) => console.error("a2a-http store:", e));
+  let schemas: StoreSchemas | undefined;
+  const bound = (): StoreSchemas => {
+    if (!schemas) throw new Error("the SQL store is not bound to an agent yet (the engine binds it)");
+    return schemas;
+  };
+
+  const encode = (schema: DescMessage, m: ProtoMessage) => toBinary(schema, m as never);
+
+  /** Reads one stored message; a row this version cannot read is a clear DATA_LOSS error about that row only. */
+  function decode<M>(schema: DescMessage, row: Record<string, unknown>, what: string): M {
+    const format = Number(row["format"]);
+    if (format !== FORMAT_PROTOBUF) {
+      throw new RpcError(Code.DATA_LOSS, `${what} is stored in format ${format}, which this a2a-http cannot read (written by a newer version?)`);
+    }
+    try {
+      return fromBinary(schema, row["body"] as Uint8Array) as M;
+    } catch (e) {
+      throw new RpcError(Code.DATA_LOSS, `${what} could not be read: ${(e as Error).message}`);
+    }
+  }
+
+  const notifyPayload = (key: TaskKey, seq: number): string => {
+    const p = JSON.stringify([instance, key.tenant, key.owner, key.id, seq]);
+    return p.length < MAX_NOTIFY_PAYLOAD ? p : JSON.stringify([instance]);
+  };
+
+  /** Whether an executor is at work on a task in this state: then its instance holds a lease. */
+  const running = (task: TaskLike) => {
+    const state = task.status?.state ?? 0;
+    return !isTerminal(state) && !isInterrupted(state);
+  };
+
+  /** The event, its push deliveries and the wake-up of the other instances, inside the task's transaction. */
+  async function appendEvent(tx: SqlQueryable, key: TaskKey, seq: number, event: ProtoMessage, at: number): Promise<void> {
+    await tx.query(`INSERT INTO a2a_events (tenant, owner, task_id, seq, format, body) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      key.tenant,
+      key.owner,
+      key.id,
+      seq,
+      FORMAT_PROTOBUF,
+      encode(bound().event, event),
+    ]);
+    await tx.query(
+      `INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at)
+       SELECT tenant, owner, task_id, id, $4, $5 FROM a2a_push_configs
+       WHERE tenant = $1 AND owner = $2 AND task_id = $3 ORDER BY position`,
+      [key.tenant, key.owner, key.id, seq, at],
+    );
+    await tx.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notifyPayload(key, seq)]);
+  }
+
+  async function versionOf(tx: SqlQueryable, key: TaskKey): Promise<number> {
+    const r = await tx.query(`SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [key.tenant, key.owner, key.id]);
+    return r.rows.length ? Number(r.rows[0]!["version"]) : 0;
+  }
+
+  async function commit(
+    key: TaskKey,
+    task: TaskLike,
+    expected: number,
+    updatedAt: number,
+    event: ProtoMessage,
+    onlyExpiredLease: boolean,
+  ): Promise<void> {
+    const now = Date.now();
+    const holder = running(task) ? instance : null;
+    await db.transaction(async (tx) => {
+      const r = await tx.query(
+        `UPDATE a2a_tasks SET context_id = $4, state = $5, updated_at = $6, version = $7, body = $8, format = $9,
+           lease_holder = $10, lease_until = $11
+         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $12
+           ${onlyExpiredLease ? "AND lease_holder IS NOT NULL AND lease_until < $13" : ""}`,
+        [
+          key.tenant,
+          key.owner,
+          key.id,
+          task.contextId,
+          task.status?.state ?? 0,
+          updatedAt,
+          expected + 1,
+          encode(bound().task, task),
+          FORMAT_PROTOBUF,
+          holder,
+          holder ? now + leaseMs : null,
+          expected,
+          ...(onlyExpiredLease ? [now] : []),
+        ],
+      );
+      if (r.rowCount === 0) throw new StaleVersionError(key, expected, await versionOf(tx, key));
+      await appendEvent(tx, key, expected + 1, event, now);
+    });
+  }
+
+  const tasks: TaskStore = {
+    async get(key) {
+      const r = await db.query(`SELECT version, format, body FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
+        key.tenant,
+        key.owner,
+        key.id,
+      ]);
+      const row = r.rows[0];
+      if (!row) return undefined;
+      return { task: decode<TaskLike>(bound().task, row, `task ${key.id}`), version: Number(row["version"]) };
+    },
+
+    async create(key, task, updatedAt, event) {
+      const now = Date.now();
+      const holder = running(task) ? instance : null;
+      await db.transaction(async (tx) => {
+        const r = await tx.query(
+          `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
+           VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+          [
+            key.tenant,
+            key.owner,
+            key.id,
+            task.contextId,
+            task.status?.state ?? 0,
+            updatedAt,
+            FORMAT_PROTOBUF,
+            encode(bound().task, task),
+            holder,
+            holder ? now + leaseMs : null,
+          ],
+        );
+        if (r.rowCount === 0) throw new StaleVersionError(key, 0, await versionOf(tx, key));
+        await appendEvent(tx, key, 1, event, now);
+      });
+    },
+
+    commit: (key, task, expected, updatedAt, event) => commit(key, task, expected, updatedAt, event, false),
+
+    async list(query: TaskQuery): Promise<TaskPage> {
+      const where = [`tenant = $1`, `owner = $2`];
+      const params: unknown[] = [query.tenant, query.owner];
+      const add = (sql: (n: number) => string, value: unknown) => {
+        params.push(value);
+        where.push(sql(params.length));
+      };
+      if (query.contextId !== "") add((n) => `context_id = $${n}`, query.contextId);
+      if (query.state !== 0) add((n) => `state = $${n}`, query.state);
+      if (query.updatedSince !== undefined) add((n) => `updated_at >= $${n}`, Math.floor(query.updatedSince));
+      const filter = where.join(" AND ");
+      const total = Number((await db.query(`SELECT count(*)::integer AS n FROM a2a_tasks WHERE ${filter}`, params)).rows[0]!["n"]);
+      const pageParams = [...params];
+      let page = filter;
+      if (query.after) {
+        pageParams.push(query.after.updatedAt, query.after.id);
+        const a = pageParams.length - 1;
+        page += ` AND (updated_at < $${a} OR (updated_at = $${a} AND id COLLATE "C" < $${a + 1}))`;
+      }
+      pageParams.push(query.pageSize + 1);
+      // One more than a page, to know whether there is a next one.
+      const r = await db.query(
+        `SELECT id, updated_at::float8 AS updated_at, format, body FROM a2a_tasks WHERE ${page}
+         ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $${pageParams.length}`,
+        pageParams,
+      );
+      const rows = r.rows.slice(0, query.pageSize);
+      const out: TaskLike[] = [];
+      for (const row of rows) {
+        try {
+          out.push(decode<TaskLike>(bound().task, row, `task ${String(row["id"])}`));
+        } catch (e) {
+          // One unreadable row must not take the whole page down; its GetTask says why.
+          onError(e);
+        }
+      }
+      const last = rows[rows.length - 1];
+      return {
+        tasks: out,
+        total,
+        next: last && r.rows.length > query.pageSize ? { updatedAt: Number(last["updated_at"]), id: String(last["id"]) } : undefined,
+      };
+    },
+
+    async events(key, afterSeq) {
+      const r = await db.query(
+        `SELECT seq, format, body FROM a2a_events WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND seq > $4 ORDER BY seq`,
+        [key.tenant, key.owner, key.id, afterSeq],
+      );
+      return r.rows.map(
+        (row): StoredEvent => ({ seq: Number(row["seq"]), event: decode<ProtoMessage>(bound().event, row, `event ${String(row["seq"])} of task ${key.id}`) }),
+      );
+    },
+  };
+
+  const configSchema = (): DescMessage => {
+    const s = bound().pushConfig;
+    if (!s) throw new Error("this A2A service has no push notification rpcs");
+    return s;
+  };
+
+  const pushConfigs: PushConfigStore = {
+    async put(key, config) {
+      await db.transaction(async (tx) => {
+        // The count and the insert under the task's row lock, so two puts cannot both pass the limit.
+        const t = await tx.query(`SELECT 1 FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3 FOR UPDATE`, [key.tenant, key.owner, key.id]);
+        if (t.rows.length === 0) return;
+        const body = encode(configSchema(), config);
+        const updated = await tx.query(
+          `UPDATE a2a_push_configs SET body = $5, format = $6 WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`,
+          [key.tenant, key.owner, key.id, config.id, body, FORMAT_PROTOBUF],
+        );
+        if (updated.rowCount > 0) return;
+        const n = await tx.query(`SELECT count(*)::integer AS n FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3`, [
+          key.tenant,
+          key.owner,
+          key.id,
+        ]);
+        if (Number(n.rows[0]!["n"]) >= maxConfigs) throw new StoreFullError(`a task takes at most ${maxConfigs} push notification configs`);
+        await tx.query(`INSERT INTO a2a_push_configs (tenant, owner, task_id, id, format, body) VALUES ($1, $2, $3, $4, $5, $6)`, [
+          key.tenant,
+          key.owner,
+          key.id,
+          config.id,
+          FORMAT_PROTOBUF,
+          body,
+        ]);
+      });
+    },
+    async get(key, id) {
+      const r = await db.query(`SELECT format, body FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`, [
+        key.tenant,
+        key.owner,
+        key.id,
+        id,
+      ]);
+      return r.rows[0] && decode<PushConfigLike>(configSchema(), r.rows[0], `push config ${id} of task ${key.id}`);
+    },
+    async list(key) {
+      const r = await db.query(
+        `SELECT id, format, body FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3 ORDER BY position`,
+        [key.tenant, key.owner, key.id],
+      );
+      return r.rows.map((row) => decode<PushConfigLike>(configSchema(), row, `push config ${String(row["id"])} of task ${key.id}`));
+    },
+    async delete(key, id) {
+      return db.transaction(async (tx) => {
+        const r = await tx.query(`DELETE FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`, [
+          key.tenant,
+          key.owner,
+          key.id,
+          id,
+        ]);
+        // Its pending deliveries go with it.
+        await tx.query(`DELETE FROM a2a_push_outbox WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND config_id = $4`, [
+          key.tenant,
+          key.owner,
+          key.id,
+          id,
+        ]);
+        return r.rowCount > 0;
+      });
+    },
+  };
+
+  const keyOfRow = (row: Record<string, unknown>, id = "task_id"): TaskKey => ({
+    tenant: String(row["tenant"]),
+    owner: String(row["owner"]),
+    id: String(row[id]),
+  });
+
+  const shared: SharedStore = {
+    instance,
+    leaseMs,
+
+    async watch(onEvent, onMissed) {
+      return db.listen(
+        EVENTS_CHANNEL,
+        (payload) => {
+          let p: unknown[];
+          try {
+            p = JSON.parse(payload) as unknown[];
+          } catch {
+            return;
+          }
+          if (p[0] === instance) return;
+          if (p.length < 5) onMissed();
+          else onEvent({ tenant: String(p[1]), owner: String(p[2]), id: String(p[3]) }, Number(p[4]));
+        },
+        onMissed,
+      );
+    },
+
+    async renew(keys) {
+      if (keys.length === 0) return;
+      await db.query(
+        `UPDATE a2a_tasks t SET lease_until = $1
+         FROM unnest($3::text[], $4::text[], $5::text[]) AS k(tenant, owner, id)
+         WHERE t.tenant = k.tenant AND t.owner = k.owner AND t.id = k.id AND t.lease_holder = $2`,
+        [Date.now() + leaseMs, instance, keys.map((k) => k.tenant), keys.map((k) => k.owner), keys.map((k) => k.id)],
+      );
+    },
+
+    async expired(limit) {
+      const r = await db.query(
+        `SELECT tenant, owner, id, version, format, body, lease_holder FROM a2a_tasks
+         WHERE lease_holder IS NOT NULL AND lease_until < $1 ORDER BY lease_until LIMIT $2`,
+        [Date.now(), limit],
+      );
+      const out: StoredTaskWithKey[] = [];
+      for (const row of r.rows) {
+        try {
+          out.push({
+            key: keyOfRow(row, "id"),
+            holder: String(row["lease_holder"]),
+            version: Number(row["version"]),
+            task: decode<TaskLike>(bound().task, row, `task ${String(row["id"])}`),
+          });
+        } catch (e) {
+          onError(e);
+        }
+      }
+      return out;
+    },
+
+    takeOver: (key, task, expected, updatedAt, event) => commit(key, task, expected, updatedAt, event, true),
+
+    outbox: {
+      async enqueue(key, configId, seq) {
+        await db.query(
+          `INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [key.tenant, key.owner, key.id, configId, seq, Date.now()],
+        );
+        await db.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notifyPayload(key, seq)]);
+      },
+
+      async claim(limit, claimMs) {
+        const now = Date.now();
+        // The oldest delivery of each config only, so that a config's notifications go out in order.
+        const r = await db.query(
+          `UPDATE a2a_push_outbox o SET claimed_by = $1, claimed_until = $2
+           WHERE o.id IN (
+             SELECT h.id FROM a2a_push_outbox h
+             WHERE h.next_at <= $3 AND (h.claimed_until IS NULL OR h.claimed_until < $3)
+               AND NOT EXISTS (
+                 SELECT 1 FROM a2a_push_outbox e
+                 WHERE e.tenant = h.tenant AND e.owner = h.owner AND e.task_id = h.task_id
+                   AND e.config_id = h.config_id AND e.seq < h.seq)
+             ORDER BY h.id LIMIT $4 FOR UPDATE SKIP LOCKED)
+           RETURNING o.id::text AS id, o.tenant, o.owner, o.task_id, o.config_id, o.seq, o.attempts`,
+          [instance, now + claimMs, now, limit],
+        );
+        const items: OutboxItem[] = [];
+        for (const row of r.rows) {
+          const key = keyOfRow(row);
+          const id = String(row["id"]);
+          try {
+            const config = await pushConfigs.get(key, String(row["config_id"]));
+            const ev = await db.query(
+              `SELECT format, body FROM a2a_events WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND seq = $4`,
+              [key.tenant, key.owner, key.id, row["seq"]],
+            );
+            if (!config || !ev.rows[0]) {
+              // The config was deleted, or the task is gone: nothing to send.
+              await this.done(id);
+              continue;
+            }
+            const event = decode<ProtoMessage>(bound().event, ev.rows[0], `event ${String(row["seq"])} of task ${key.id}`);
+            items.push({ id, key, config, event, attempts: Number(row["attempts"]) });
+          } catch (e) {
+            onError(e);
+            await this.done(id);
+          }
+        }
+        return items;
+      },
+
+      async done(id) {
+        await db.query(`DELETE FROM a2a_push_outbox WHERE id = $1`, [id]);
+      },
+
+      async retry(id, attempts, nextAt) {
+        await db.query(`UPDATE a2a_push_outbox SET attempts = $2, next_at = $3, claimed_by = NULL, claimed_until = NULL WHERE id = $1`, [
+          id,
+          attempts,
+          Math.floor(nextAt),
+        ]);
+      },
+    },
+  };
+
+  return {
+    tasks,
+    pushConfigs,
+    shared,
+    bind(s) {
+      if (schemas && schemas !== s && schemas.task.typeName !== s.task.typeName) throw new Error("a SQL store belongs to one agent");
+      schemas = s;
+    },
+    close: () => db.close(),
+  };
+}
