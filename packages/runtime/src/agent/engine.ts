@@ -205,6 +205,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 ): Record<string, (request: AnyRequest, context: HandlerContext) => unknown> & AgentControl {
   const schemas = schemasOf(service);
   const store = options.store ?? createMemoryStore();
+  store.bind?.({ task: schemas.task, event: schemas.stream, pushConfig: schemas.pushConfig });
   const hub = new EventHub(options.subscriberLimit ?? 1_000);
   const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http agent:", e));

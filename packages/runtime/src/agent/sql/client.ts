@@ -48,7 +48,9 @@ export interface PostgresClientOptions {
 export async function connectPostgres(url: string, options: PostgresClientOptions = {}): Promise<SqlClient> {
   let pg: typeof import("pg");
   try {
-    pg = (await import("pg")).default ?? (await import("pg"));
+    // pg is CommonJS: under ESM its API is the default export.
+    const mod = (await import("pg")) as unknown as { default?: typeof import("pg") };
+    pg = mod.default ?? (mod as unknown as typeof import("pg"));
   } catch (e) {
     throw missing("pg", `a store on ${redact(url)}`, e);
   }
