@@ -11,8 +11,9 @@ import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
 import { createMemoryStore } from "./memory-store.js";
+import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import { checkWebhookUrl, createPushSender, type PushOptions, type PushSender } from "./push.js";
-import { StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
+import { StaleVersionError, StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
 import {
   ROLE_AGENT,
   TaskState,
@@ -132,6 +133,12 @@ interface Run {
   readonly controller: AbortController;
   /** The new task before anything is stored (undefined once stored, or for a continued task). */
   unstored: { task: TaskLike; pushConfig: PushConfigLike | undefined } | undefined;
+  /**
+   * The task as this run last stored it, so a publication need not read it
+   * back; a commit on a stale one is refused by the store's version check and
+   * the task is read again (another instance may have canceled it).
+   */
+  latest: { task: TaskLike; version: number } | undefined;
   /** The Message the executor replied with instead of a task. */
   reply: MessageLike | undefined;
   /** Set once the task ended or was interrupted (or canceled): the executor can publish no more. */
@@ -189,6 +196,10 @@ function deferred<T>(): Deferred<T> {
 const DEFAULT_PAGE_SIZE = 50;
 /** How long `close()` waits for aborted executors to return. */
 const SHUTDOWN_WAIT_MS = 5_000;
+/** Commits retried when another instance changed the task in between (then the task is read again). */
+const STALE_RETRIES = 5;
+/** Tasks the sweeper ends per round when their instance stopped. */
+const SWEEP_BATCH = 50;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- requests are the user's generated messages; the engine reads A2A's fields of them */
 type AnyRequest = any;
@@ -206,7 +217,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const schemas = schemasOf(service);
   const store = options.store ?? createMemoryStore();
   store.bind?.({ task: schemas.task, event: schemas.stream, pushConfig: schemas.pushConfig });
-  const hub = new EventHub(options.subscriberLimit ?? 1_000);
+  // For each topic with subscribers: the highest sequence number handed to them
+  // (local or from another instance), where catching up from the store starts.
+  const handed = new Map<string, number>();
+  const hub = new EventHub(options.subscriberLimit ?? 1_000, (topic) => handed.delete(topic));
+  const shared = store.shared;
   const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http agent:", e));
   const checkModes = options.checkInputModes ?? true;
@@ -220,7 +235,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const pushSender = () => (push ??= createPushSender({ ...options.push, onError: options.push?.onError ?? ((e) => onError(e)) }));
   let closed = false;
 
-  const topicOf = (k: TaskKey) => `${k.tenant}\u0000${k.owner}\u0000${k.id}`;
+  // JSON, so that a topic gives its key back whatever characters the owner has.
+  const topicOf = (k: TaskKey) => JSON.stringify([k.tenant, k.owner, k.id]);
+  const keyOfTopic = (topic: string): TaskKey => {
+    const [tenant, owner, id] = JSON.parse(topic) as [string, string, string];
+    return { tenant, owner, id };
+  };
   const keyOf = (ctx: HandlerContext, requestTenant: string, id: string): TaskKey => ({
     tenant: ctx.tenant || requestTenant || "",
     owner: ownerOf(ctx),
@@ -291,7 +311,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
    * whatever the store's speed.
    */
   async function published(key: TaskKey, seq: number, event: ProtoMessage): Promise<void> {
-    hub.publish(topicOf(key), { seq, event });
+    toHub(topicOf(key), seq, event);
+    if (shared) {
+      // The store queued the push deliveries in the event's transaction: any instance sends them.
+      outbox?.kick();
+      return;
+    }
     let configs: PushConfigLike[];
     try {
       configs = await store.pushConfigs.list(key);
@@ -306,6 +331,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     }
   }
 
+  function toHub(topic: string, seq: number, event: ProtoMessage): void {
+    if (!hub.has(topic)) return;
+    handed.set(topic, Math.max(handed.get(topic) ?? 0, seq));
+    hub.publish(topic, { seq, event });
+  }
+
   /** Stores a new task the executor has started to publish on. */
   async function store1st(run: Run): Promise<{ task: TaskLike; version: number }> {
     const { task, pushConfig } = run.unstored!;
@@ -317,15 +348,21 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       throw e;
     }
     run.unstored = undefined;
-    if (pushConfig) await putPushConfig(run.key, pushConfig);
+    if (pushConfig) {
+      await putPushConfig(run.key, pushConfig);
+      // Stored after the task's first event, which the store's commit could not queue for it.
+      await shared?.outbox.enqueue(run.key, pushConfig.id, 1);
+    }
     await published(run.key, 1, event);
-    run.first.resolve({ task, version: 1 });
-    return { task, version: 1 };
+    run.latest = { task, version: 1 };
+    run.first.resolve(run.latest);
+    return run.latest;
   }
 
   /** The task as stored now (storing a new one first). */
   async function current(run: Run): Promise<{ task: TaskLike; version: number }> {
     if (run.unstored) return store1st(run);
+    if (run.latest) return run.latest;
     const stored = await store.tasks.get(run.key);
     if (!stored) throw A2AErrors.taskNotFound(run.key.id);
     return stored;
@@ -361,16 +398,41 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   async function apply(run: Run, change: Change): Promise<void> {
-    const { task, version } = await current(run);
-    const next = change(task, Date.now());
-    await commit(run.key, version, next.task, next.event);
-    const state = next.task.status?.state ?? 0;
-    if (isTerminal(state) || isInterrupted(state)) {
-      run.done = true;
-      // The task takes a follow-up now, even before this executor has returned.
-      if (runs.get(run.topic) === run) runs.delete(run.topic);
-      run.settled.resolve();
+    for (let tries = 0; ; tries++) {
+      const { task, version } = await current(run);
+      const before = task.status?.state ?? 0;
+      if (isTerminal(before)) {
+        // Ended elsewhere: canceled through another instance, or failed by one that took it over.
+        stopRun(run, new RpcError(Code.CANCELLED, `task ${run.key.id} is ${stateName(before)}`));
+        throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it is ${stateName(before)}`);
+      }
+      const next = change(task, Date.now());
+      let version2: number;
+      try {
+        version2 = await commit(run.key, version, next.task, next.event);
+      } catch (e) {
+        run.latest = undefined;
+        if (e instanceof StaleVersionError && tries < STALE_RETRIES) continue;
+        throw e;
+      }
+      run.latest = { task: next.task, version: version2 };
+      const state = next.task.status?.state ?? 0;
+      if (isTerminal(state) || isInterrupted(state)) {
+        run.done = true;
+        // The task takes a follow-up now, even before this executor has returned.
+        if (runs.get(run.topic) === run) runs.delete(run.topic);
+        run.settled.resolve();
+      }
+      return;
     }
+  }
+
+  /** Ends a run from outside (cancel, another instance): its executor's signal fires and it can publish no more. */
+  function stopRun(run: Run, reason: RpcError): void {
+    run.done = true;
+    if (runs.get(run.topic) === run) runs.delete(run.topic);
+    run.settled.resolve();
+    run.controller.abort(reason);
   }
 
   function statusChange(task: TaskLike, state: number, message: MessageLike | undefined, at: number) {
@@ -482,7 +544,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (incoming.contextId !== "" && incoming.contextId !== task.contextId) {
           throw A2AErrors.invalidParams(`contextId ${incoming.contextId} is not the context of task ${key.id} (${task.contextId})`);
         }
-        if (runs.has(run.topic)) {
+        // Across instances the stored state tells: an executor somewhere is at work until it ends or is interrupted.
+        if (runs.has(run.topic) || (shared && !isInterrupted(state))) {
           throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, { taskId: key.id });
         }
         // Before anything of this turn is stored, so that a refused config leaves the task as it was.
@@ -491,6 +554,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         const next = statusChange({ ...task, history: [...task.history, m] }, TaskState.WORKING, undefined, at);
         const version2 = await commit(key, version, next.task, next.event);
         runs.set(run.topic, run);
+        run.latest = { task: next.task, version: version2 };
         return { task: next.task, version: version2, message: m };
       });
       run.first.resolve({ task: continued.task, version: continued.version });
@@ -549,6 +613,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       key,
       controller,
       unstored,
+      latest: undefined,
       reply: undefined,
       done: false,
       chain: Promise.resolve(),
@@ -642,15 +707,29 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     });
   }
 
-  /** The events of a task after `afterSeq` until it ends or is interrupted (or the client leaves). */
-  async function* follow(sub: Subscriber, afterSeq: number, signal: AbortSignal): AsyncGenerator<ProtoMessage> {
+  /**
+   * The events of a task after `afterSeq` until it ends or is interrupted (or
+   * the client leaves): each once, in order. An event seen twice (published
+   * here and caught up from the store) is dropped; one after a gap (a
+   * notification from another instance lost or late) is preceded by what the
+   * store has in between.
+   */
+  async function* follow(sub: Subscriber, key: TaskKey, afterSeq: number, signal: AbortSignal): AsyncGenerator<ProtoMessage> {
+    const topic = topicOf(key);
+    if (!handed.has(topic)) handed.set(topic, afterSeq);
+    let last = afterSeq;
     try {
       for (;;) {
         const e = await sub.next(signal);
         if (!e) return;
-        if (e.seq <= afterSeq) continue;
-        yield e.event;
-        if (endsStream(e.event)) return;
+        if (e.seq <= last) continue;
+        const batch = e.seq === last + 1 ? [e] : await store.tasks.events(key, last);
+        for (const x of batch) {
+          if (x.seq <= last) continue;
+          last = x.seq;
+          yield x.event;
+          if (endsStream(x.event)) return;
+        }
       }
     } finally {
       sub.close();
@@ -685,7 +764,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         }
         yield { payload: { case: "task", value: first.task } };
         if (endsStream(streamEvent({ case: "task", value: first.task }))) return;
-        yield* follow(sub, first.version, ctx.signal);
+        yield* follow(sub, run.key, first.version, ctx.signal);
       } finally {
         sub.close();
       }
@@ -724,25 +803,31 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const key = keyOf(ctx, req.tenant, req.id);
       const topic = topicOf(key);
       return locked(topic, async () => {
-        const stored = await store.tasks.get(key);
-        if (!stored) throw A2AErrors.taskNotFound(req.id);
-        const state = stored.task.status?.state ?? 0;
-        if (isTerminal(state)) throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${stateName(state)}`);
-        const next = statusChange(stored.task, TaskState.CANCELED, undefined, Date.now());
-        await commit(key, stored.version, next.task, next.event);
-        for (const run of live) {
-          if (run.topic !== topic) continue;
-          run.done = true;
-          run.settled.resolve();
-          run.controller.abort(new RpcError(Code.CANCELLED, `task ${req.id} was canceled`));
+        for (let tries = 0; ; tries++) {
+          const stored = await store.tasks.get(key);
+          if (!stored) throw A2AErrors.taskNotFound(req.id);
+          const state = stored.task.status?.state ?? 0;
+          if (isTerminal(state)) throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${stateName(state)}`);
+          const next = statusChange(stored.task, TaskState.CANCELED, undefined, Date.now());
+          try {
+            await commit(key, stored.version, next.task, next.event);
+          } catch (e) {
+            // The executor (here or on another instance) published in between: cancel what it made.
+            if (e instanceof StaleVersionError && tries < STALE_RETRIES) continue;
+            throw e;
+          }
+          // A run on another instance hears of it from the store (see onRemoteEvent).
+          stopRuns(topic, `task ${req.id} was canceled`);
+          return next.task;
         }
-        return next.task;
       });
     },
 
     async *subscribeToTask(req: AnyRequest, ctx: HandlerContext) {
       requireStreaming();
       const key = keyOf(ctx, req.tenant, req.id);
+      // Another instance's events reach this one only once it listens.
+      await watching;
       const sub = hub.subscribe(topicOf(key));
       try {
         const stored = await store.tasks.get(key);
@@ -752,7 +837,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
           throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, { taskId: req.id });
         }
         yield { payload: { case: "task", value: stored.task } };
-        yield* follow(sub, stored.version, ctx.signal);
+        yield* follow(sub, key, stored.version, ctx.signal);
       } finally {
         sub.close();
       }
@@ -808,6 +893,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
   };
 
+  function stopRuns(topic: string, why: string): void {
+    // A run that stopped publishing (INPUT_REQUIRED) may still be at work: its signal fires too.
+    for (const run of live) if (run.topic === topic) stopRun(run, new RpcError(Code.CANCELLED, why));
+  }
+
   function requireStreaming(): void {
     if (!currentCard().capabilities?.streaming) throw A2AErrors.unsupportedOperation("this agent does not stream (its card says streaming: false)");
   }
@@ -820,6 +910,110 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const key = keyOf(ctx, tenant, taskId);
     if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(taskId);
     return key;
+  }
+
+  // --- several instances on one store ------------------------------------------
+
+  /** Follows events that other instances commit: to this one's subscribers, and to its runs (a cancel). */
+  const catchingUp = new Map<string, Promise<void>>();
+  function onRemoteEvent(key: TaskKey, seq: number): void {
+    const topic = topicOf(key);
+    const subscribed = hub.has(topic);
+    const running = [...live].some((r) => r.topic === topic);
+    if (!subscribed && !running) return;
+    // One catch-up at a time per task, in the order the notifications came.
+    const before = catchingUp.get(topic) ?? Promise.resolve();
+    const next = before.then(() => catchUp(key, topic, seq)).catch(onError);
+    catchingUp.set(topic, next);
+    void next.then(() => {
+      if (catchingUp.get(topic) === next) catchingUp.delete(topic);
+    });
+  }
+
+  /** Hands subscribers the task's events they lack, and stops a run here whose task another instance ended. */
+  async function catchUp(key: TaskKey, topic: string, seq: number): Promise<void> {
+    let ended: number | undefined;
+    if (hub.has(topic)) {
+      const from = handed.get(topic) ?? seq - 1;
+      if (seq <= from) return;
+      for (const e of await store.tasks.events(key, from)) {
+        toHub(topic, e.seq, e.event);
+        const state = stateOfEvent(e.event);
+        if (isTerminal(state)) ended = state;
+      }
+    } else {
+      const stored = await store.tasks.get(key);
+      const state = stored?.task.status?.state ?? 0;
+      if (isTerminal(state)) ended = state;
+    }
+    if (ended !== undefined) stopRuns(topic, `task ${key.id} was ${ended === TaskState.CANCELED ? "canceled" : `ended (${stateName(ended)})`} through another instance`);
+  }
+
+  /** After notifications may have been lost: every task followed here catches up from the store. */
+  function onMissedEvents(): void {
+    const keys = new Map<string, TaskKey>();
+    for (const run of live) if (!run.done) keys.set(run.topic, run.key);
+    for (const topic of hub.topicsWithSubscribers()) if (!keys.has(topic)) keys.set(topic, keyOfTopic(topic));
+    for (const [topic, key] of keys) onRemoteEvent(key, (handed.get(topic) ?? 0) + 1);
+  }
+
+  /** The leases of the tasks whose executors run here, renewed well before they lapse. */
+  async function renewLeases(): Promise<void> {
+    const keys = [...live].filter((r) => !r.done && !r.unstored && !r.reply).map((r) => r.key);
+    await shared!.renew(keys);
+  }
+
+  /** Ends the tasks of instances that stopped renewing their leases (they died or lost the database). */
+  async function sweepExpired(): Promise<void> {
+    for (const t of await shared!.expired(SWEEP_BATCH)) {
+      const topic = topicOf(t.key);
+      // Our own lease lapsed while the run goes on here (a stalled event loop): renewing is the answer, not failing.
+      if (t.holder === shared!.instance && [...live].some((r) => r.topic === topic && !r.done)) continue;
+      const reason = `the agent instance that was working on this task stopped (its lease of ${shared!.leaseMs} ms ran out); the task cannot go on`;
+      const next = statusChange(t.task, TaskState.FAILED, agentMessage(reason, t.key.id, t.task.contextId), Date.now());
+      try {
+        await shared!.takeOver(t.key, next.task, t.version, statusTime(next.task), next.event);
+      } catch (e) {
+        // Renewed, or ended, or taken over by another instance in between: nothing to do.
+        if (e instanceof StaleVersionError) continue;
+        throw e;
+      }
+      await locked(topic, () => published(t.key, t.version + 1, next.event));
+    }
+  }
+
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let outbox: OutboxWorker | undefined;
+  let unwatch: (() => Promise<void>) | undefined;
+  const watching: Promise<void> = shared
+    ? shared.watch(onRemoteEvent, onMissedEvents).then(
+        (stop) => void (unwatch = stop),
+        (e: unknown) => onError(e),
+      )
+    : Promise.resolve();
+  if (shared) {
+    const every = (ms: number, fn: () => Promise<void>) => {
+      let busy = false;
+      const t = setInterval(() => {
+        if (busy || closed) return;
+        busy = true;
+        fn().then(
+          () => (busy = false),
+          (e: unknown) => {
+            busy = false;
+            onError(e);
+          },
+        );
+      }, ms);
+      t.unref?.();
+      timers.push(t);
+    };
+    every(Math.max(10, Math.floor(shared.leaseMs / 3)), renewLeases);
+    every(Math.max(10, Math.floor(shared.leaseMs / 2)), sweepExpired);
+    if (schemas.pushConfig) {
+      const timeoutMs = options.push?.timeoutMs ?? 10_000;
+      outbox = startOutboxWorker(shared.outbox, pushSender(), { event: schemas.stream, claimMs: timeoutMs + 5_000, onError });
+    }
   }
 
   // Only the rpcs the user's service has: an older a2a.proto without some rpc still binds.
@@ -842,6 +1036,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       ]);
       clearTimeout(timer);
       hub.closeAll();
+      for (const t of timers) clearInterval(t);
+      await watching;
+      await unwatch?.();
+      await outbox?.close();
       await push?.close();
       await store.close?.();
     },
@@ -854,10 +1052,15 @@ function statusTime(task: TaskLike): number {
   return t ? timestampMs(t) : Date.now();
 }
 
-function endsStream(event: ProtoMessage): boolean {
+/** The task state an event carries (a Task or a status update), else 0. */
+function stateOfEvent(event: ProtoMessage): number {
   const payload = (event as unknown as { payload: { case: string; value: { status?: { state: number } } } }).payload;
-  const state = payload.case === "statusUpdate" || payload.case === "task" ? (payload.value.status?.state ?? 0) : 0;
-  return payload.case === "message" || isTerminal(state) || isInterrupted(state);
+  return payload.case === "statusUpdate" || payload.case === "task" ? (payload.value.status?.state ?? 0) : 0;
+}
+
+function endsStream(event: ProtoMessage): boolean {
+  const state = stateOfEvent(event);
+  return (event as unknown as { payload: { case: string } }).payload.case === "message" || isTerminal(state) || isInterrupted(state);
 }
 
 function textOf(parts: readonly PartLike[]): string {

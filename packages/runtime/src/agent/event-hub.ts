@@ -71,14 +71,31 @@ export class Subscriber {
 export class EventHub {
   private readonly topics = new Map<string, Set<Subscriber>>();
 
-  constructor(private readonly limit: number) {}
+  /** `onEmpty` hears that a topic's last subscriber left (to drop what is kept per topic). */
+  constructor(
+    private readonly limit: number,
+    private readonly onEmpty: (topic: string) => void = () => {},
+  ) {}
+
+  /** Whether the topic has subscribers. */
+  has(topic: string): boolean {
+    return this.topics.has(topic);
+  }
+
+  /** The topics that have subscribers. */
+  topicsWithSubscribers(): IterableIterator<string> {
+    return this.topics.keys();
+  }
 
   subscribe(topic: string): Subscriber {
     let set = this.topics.get(topic);
     if (!set) this.topics.set(topic, (set = new Set()));
     const subscriber = new Subscriber(this.limit, (s) => {
       set.delete(s);
-      if (set.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
+      if (set.size === 0 && this.topics.get(topic) === set) {
+        this.topics.delete(topic);
+        this.onEmpty(topic);
+      }
     });
     set.add(subscriber);
     return subscriber;

@@ -81,6 +81,18 @@ export interface PushSender {
    * (taskKey, target.configId) are sent one at a time, in the order queued.
    */
   send(taskKey: string, target: PushTarget, body: string): void;
+  /**
+   * One attempt, no retry (the outbox of a shared store retries itself, from
+   * any instance): how it went and, when it failed, whether to try again and
+   * after how long at the soonest.
+   */
+  attempt(target: PushTarget, body: string): Promise<PushAttempt>;
+  /** How long to wait before attempt `attempt + 1` after `attempt` failed with `outcome`. */
+  retryDelayMs(attempt: number, outcome: PushAttempt): number;
+  /** Attempts per notification, the first included (the `maxAttempts` option). */
+  readonly maxAttempts: number;
+  /** Reports a notification given up (the `onError` option; never throws). */
+  report(error: Error, target: PushTarget): void;
   /** Resolves when every queued delivery has been sent or given up (for tests and shutdown). */
   idle(): Promise<void>;
   /** Stops: pending deliveries are dropped, in-flight ones aborted. */
@@ -92,8 +104,11 @@ interface Delivery {
   readonly body: string;
 }
 
-/** How one attempt went. */
-type Outcome = { readonly ok: true } | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly retryAfterMs?: number };
+/** How one delivery attempt went. */
+export type PushAttempt =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly retryAfterMs?: number };
+type Outcome = PushAttempt;
 
 export function createPushSender(options: PushOptions = {}): PushSender {
   const guard = createWebhookGuard(options);
@@ -156,15 +171,18 @@ export function createPushSender(options: PushOptions = {}): PushSender {
       const outcome = await post(target, body);
       if (outcome.ok || stop.signal.aborted) return;
       if (!outcome.retry || attempt >= maxAttempts) {
-        const tries = attempt > 1 ? ` after ${attempt} attempts` : "";
-        report(new Error(`push notification to ${where(target)} failed${tries}: ${outcome.reason}`), target);
+        report(givenUp(target, attempt, outcome.reason), target);
         return;
       }
-      // Full jitter (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/)
-      // spreads the retries of many tasks hitting one recovering webhook.
-      const backoff = Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      await sleep(outcome.retryAfterMs ?? backoff, stop.signal);
+      await sleep(retryDelayMs(attempt, outcome), stop.signal);
     }
+  }
+
+  function retryDelayMs(attempt: number, outcome: Outcome): number {
+    if (!outcome.ok && outcome.retryAfterMs !== undefined) return outcome.retryAfterMs;
+    // Full jitter (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/)
+    // spreads the retries of many tasks hitting one recovering webhook.
+    return Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
   }
 
   /** One attempt. Never rejects. */
@@ -263,7 +281,13 @@ export function createPushSender(options: PushOptions = {}): PushSender {
     agents.https.destroy();
   }
 
-  return { send, idle, close };
+  return { send, attempt: post, retryDelayMs, maxAttempts, report, idle, close };
+}
+
+/** The error a notification given up is reported with. */
+export function givenUp(target: PushTarget, attempts: number, reason: string): Error {
+  const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
+  return new Error(`push notification to ${where(target)} failed${tries}: ${reason}`);
 }
 
 /**

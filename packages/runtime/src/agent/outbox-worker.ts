@@ -1,0 +1,115 @@
+/**
+ * Sends the push deliveries of a shared store's outbox. The outbox rows are
+ * written in the same transaction as their events, so a delivery survives a
+ * restart of the instance that made it and is sent by whichever instance is
+ * alive: at least once (a delivery is removed only after its webhook
+ * answered, or after it was given up), in order per config (the store hands
+ * out only the oldest delivery of each config, and not again while it is
+ * claimed).
+ */
+import { toJsonString, type DescMessage } from "@bufbuild/protobuf";
+import type { PushSender } from "./push.js";
+import { givenUp } from "./push.js";
+import type { OutboxItem, PushOutbox } from "./store.js";
+
+export interface OutboxWorkerOptions {
+  /** lf.a2a.v1.StreamResponse: what a notification's body is. */
+  readonly event: DescMessage;
+  /** How often to look for due deliveries when nothing woke the worker (retries come due this way). Default 1 000 ms. */
+  readonly pollMs?: number;
+  /** Deliveries claimed at once. Default 32. */
+  readonly batch?: number;
+  /** How long a claim holds: longer than one attempt can take. */
+  readonly claimMs: number;
+  /** Failures of the store itself (the database is away). */
+  readonly onError: (error: unknown) => void;
+}
+
+export interface OutboxWorker {
+  /** Looks for due deliveries soon (an event was committed). */
+  kick(): void;
+  /** Stops claiming; waits for the attempts in flight. */
+  close(): Promise<void>;
+}
+
+export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, options: OutboxWorkerOptions): OutboxWorker {
+  const pollMs = options.pollMs ?? 1_000;
+  const batch = options.batch ?? 32;
+  let closed = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** A short timer is set already: later kicks join it instead of pushing it back. */
+  let kicked = false;
+
+  async function deliver(item: OutboxItem): Promise<void> {
+    const c = item.config;
+    const target = { configId: c.id, url: c.url, token: c.token, authentication: c.authentication };
+    const outcome = await sender.attempt(target, toJsonString(options.event, item.event as never));
+    if (closed && !outcome.ok) return; // the claim lapses; another instance (or the next start) sends it
+    const attempts = item.attempts + 1;
+    if (outcome.ok) return outbox.done(item.id);
+    if (!outcome.retry || attempts >= sender.maxAttempts) {
+      sender.report(givenUp(target, attempts, outcome.reason), target);
+      return outbox.done(item.id);
+    }
+    return outbox.retry(item.id, attempts, Date.now() + sender.retryDelayMs(attempts, outcome));
+  }
+
+  /** Claims and sends until nothing is due. */
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      let items: OutboxItem[];
+      try {
+        items = await outbox.claim(batch, options.claimMs);
+      } catch (e) {
+        options.onError(e);
+        return;
+      }
+      // Each item is the head of its own config: they may all go at once.
+      const results = await Promise.allSettled(items.map(deliver));
+      for (const r of results) if (r.status === "rejected") options.onError(r.reason);
+      if (items.length === batch) again = true;
+    } while (again && !closed);
+  }
+
+  function run(): void {
+    if (closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    kicked = false;
+    running = drain().finally(() => {
+      running = undefined;
+      if (closed) return;
+      if (again) run();
+      else schedule(pollMs);
+    });
+  }
+
+  function schedule(ms: number): void {
+    clearTimeout(timer);
+    timer = setTimeout(run, ms);
+    timer.unref?.();
+  }
+
+  schedule(0);
+  return {
+    kick() {
+      // Many commits in a burst make one claim, not one each.
+      if (running) again = true;
+      else if (!kicked) {
+        kicked = true;
+        schedule(10);
+      }
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
