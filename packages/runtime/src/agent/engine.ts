@@ -969,7 +969,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const topic = topicOf(t.key);
       // Our own lease lapsed while the run goes on here (a stalled event loop): renewing is the answer, not failing.
       if (t.holder === shared!.instance && [...live].some((r) => r.topic === topic && !r.done)) continue;
-      const reason = `the agent instance that was working on this task stopped (its lease of ${shared!.leaseMs} ms ran out); the task cannot go on`;
+      const reason = "the agent instance that was working on this task stopped renewing its lease (it stopped or lost the database); the task cannot go on";
       const next = statusChange(t.task, TaskState.FAILED, agentMessage(reason, t.key.id, t.task.contextId), Date.now());
       try {
         await shared!.takeOver(t.key, next.task, t.version, statusTime(next.task), next.event);
