@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^a2a-http\/connect$/, replacement: runtimeSource("connect/index.ts") },
       { find: /^a2a-http\/json$/, replacement: runtimeSource("json/index.ts") },
       { find: /^a2a-http\/agent$/, replacement: runtimeSource("agent/index.ts") },
+      { find: /^a2a-http\/stores$/, replacement: runtimeSource("stores.ts") },
     ],
   },
   test: {

@@ -1,0 +1,350 @@
+/**
+ * `a2a-http/stores`: where an agent's tasks live, chosen by one string.
+ *
+ * - `"memory"` (or empty): the engine's memory store; nothing outlives the process.
+ * - `postgres://…` or `postgresql://…`: the SQL store on a PostgreSQL server
+ *   (through `pg`); several agent instances may share it.
+ * - anything else: a directory holding an embedded PostgreSQL (PGlite), for
+ *   one agent on one machine; created when missing.
+ *
+ * `pg` and `@electric-sql/pglite` are optional peer dependencies, imported
+ * only when a store needs one, so an agent on the memory store installs
+ * neither. Every failure to open is a {@link StoreError} whose message is one
+ * line that says what to do.
+ */
+import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { createMemoryStore, type MemoryStoreOptions } from "./agent/memory-store.js";
+import type { AgentStore } from "./agent/store.js";
+import { connectPostgres, openPglite, redact, type SqlClient } from "./agent/sql/client.js";
+import { SchemaOutdatedError, SchemaTooNewError, SCHEMA_VERSION, checkSchema, migrate } from "./agent/sql/migrations.js";
+import { createSqlStore, type SqlStoreOptions } from "./agent/sql/store.js";
+
+export { connectPostgres, openPglite, redact } from "./agent/sql/client.js";
+export type { SqlClient, SqlQueryable, SqlRows, PostgresClientOptions, PgliteClientOptions } from "./agent/sql/client.js";
+export { migrate, checkSchema, SCHEMA_VERSION, SchemaTooNewError, SchemaOutdatedError } from "./agent/sql/migrations.js";
+export { createSqlStore } from "./agent/sql/store.js";
+export type { SqlStoreOptions } from "./agent/sql/store.js";
+export { createMemoryStore } from "./agent/memory-store.js";
+export type { MemoryStoreOptions } from "./agent/memory-store.js";
+export type { AgentStore } from "./agent/store.js";
+
+/** What a store spec names. */
+export type StoreSpec =
+  | { readonly kind: "memory" }
+  | { readonly kind: "postgres"; readonly url: string }
+  | { readonly kind: "directory"; readonly dir: string };
+
+/** Why a store could not be opened; callers add their own hint (a flag, a variable) by `reason`. */
+export type StoreErrorReason =
+  | "spec"
+  | "unreachable"
+  | "directory"
+  | "locked"
+  | "missing-package"
+  | "schema-outdated"
+  | "schema-too-new"
+  | "open";
+
+export class StoreError extends Error {
+  override name = "StoreError";
+  constructor(
+    readonly reason: StoreErrorReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Reads a store spec (see the module's comment). A string with a URL scheme
+ * other than postgres is refused rather than taken for a directory: `mysql://x`
+ * is far more likely a mistake than a folder named `mysql:`.
+ */
+export function parseStoreSpec(spec: string | undefined): StoreSpec {
+  const s = (spec ?? "").trim();
+  if (s === "" || s === "memory") return { kind: "memory" };
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(s)?.[1]?.toLowerCase();
+  if (scheme === "postgres" || scheme === "postgresql") {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      throw new StoreError("spec", `not a valid PostgreSQL URL: ${shownSpec(s)} (expected postgres://user:password@host:5432/database)`);
+    }
+    if (u.hostname === "" && !u.searchParams.has("host")) {
+      throw new StoreError("spec", `the PostgreSQL URL ${redact(s)} names no host (expected postgres://user:password@host:5432/database)`);
+    }
+    return { kind: "postgres", url: s };
+  }
+  if (scheme !== undefined) {
+    throw new StoreError("spec", `unknown store ${scheme}://…: use memory, a directory, or a postgres:// URL`);
+  }
+  return { kind: "directory", dir: resolve(s) };
+}
+
+/**
+ * A spec as it may be shown: a URL without its password (also one that does
+ * not parse, which `redact` would hide whole), a directory as it is.
+ */
+export function shownSpec(spec: string): string {
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(spec)) return spec;
+  const r = redact(spec);
+  return r.startsWith("<") ? spec.replace(/^([^:]+:\/\/[^:/@]*:)[^@]*@/, "$1***@") : r;
+}
+
+/** What a store is, for a log line: the URL without its password. */
+export function describeStore(spec: StoreSpec): string {
+  switch (spec.kind) {
+    case "memory":
+      return "memory (tasks are lost when the agent stops)";
+    case "postgres":
+      return `PostgreSQL at ${redact(spec.url)}`;
+    case "directory":
+      return `PGlite (embedded PostgreSQL) in ${spec.dir}`;
+  }
+}
+
+export interface OpenStoreOptions extends Omit<SqlStoreOptions, "migrate"> {
+  /**
+   * A PostgreSQL server: apply missing migrations when the store opens.
+   * Default false: the schema is only checked, and `a2a-http migrate` applies
+   * it (one step of a deployment, not of every instance's start). A directory
+   * is always migrated: the agent owns it.
+   */
+  readonly migrate?: boolean;
+  /** The one line saying which store is used. Default `console.log`; `() => {}` for none. */
+  readonly log?: (line: string) => void;
+  /** The memory store's options. */
+  readonly memory?: MemoryStoreOptions;
+  /** A PostgreSQL server: how long to wait for the first connection. Default 10 000 ms (pg itself waits forever). */
+  readonly connectTimeoutMs?: number;
+  /** A PostgreSQL server: most connections in the pool. Default 10. */
+  readonly maxConnections?: number;
+}
+
+/** Opens the store a spec names: `"memory"` or empty, a `postgres://` URL, or a directory. */
+export async function openStore(spec: string | undefined, options: OpenStoreOptions = {}): Promise<AgentStore> {
+  const parsed = parseStoreSpec(spec);
+  const log = options.log ?? ((line: string) => console.log(line));
+  if (parsed.kind === "memory") {
+    log(`store: ${describeStore(parsed)}`);
+    return createMemoryStore(options.memory);
+  }
+  const { log: _log, memory: _memory, connectTimeoutMs: _t, maxConnections: _m, migrate: wantMigrate, ...sqlOptions } = options;
+  const db = await openDatabase(parsed, options);
+  let store: AgentStore;
+  try {
+    store = await createSqlStore(db, { ...sqlOptions, migrate: parsed.kind === "directory" || wantMigrate === true });
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw schemaError(e, parsed);
+  }
+  log(`store: ${describeStore(parsed)}`);
+  return store;
+}
+
+/**
+ * Opens the database of a SQL spec, with the errors of {@link openStore}.
+ * For a directory it takes the directory's lock, released by `close()`.
+ */
+export async function openDatabase(
+  spec: Exclude<StoreSpec, { kind: "memory" }>,
+  options: Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "onError"> = {},
+): Promise<SqlClient> {
+  return spec.kind === "postgres" ? connectServer(spec.url, options) : openDirectory(spec.dir, options);
+}
+
+/** Turns the schema errors into StoreErrors that name the store and the command. */
+export function schemaError(e: unknown, spec: StoreSpec): unknown {
+  const where = spec.kind === "postgres" ? redact(spec.url) : spec.kind === "directory" ? spec.dir : "memory";
+  if (e instanceof SchemaOutdatedError) {
+    return new StoreError(
+      "schema-outdated",
+      `${where} holds a2a-http schema version ${e.found}, this a2a-http needs ${SCHEMA_VERSION}: run \`npx a2a-http migrate --url ${where}\``,
+      { cause: e },
+    );
+  }
+  if (e instanceof SchemaTooNewError) {
+    return new StoreError(
+      "schema-too-new",
+      `${where} holds a2a-http schema version ${e.found}, newer than this a2a-http knows (${SCHEMA_VERSION}): upgrade a2a-http`,
+      { cause: e },
+    );
+  }
+  return e;
+}
+
+async function connectServer(url: string, options: Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "onError">): Promise<SqlClient> {
+  const ms = options.connectTimeoutMs ?? 10_000;
+  const pending = connectPostgres(url, {
+    ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new StoreError("unreachable", `cannot connect to ${redact(url)}: no answer within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([pending, timeout]);
+  } catch (e) {
+    // A connection that succeeds after we gave up must not keep the process alive.
+    pending.then((db) => db.close(), () => {}).catch(() => {});
+    if (e instanceof StoreError) throw e;
+    throw fromDriver(e, url);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The driver's errors, as one line each. */
+function fromDriver(e: unknown, url: string): StoreError {
+  const message = (e as Error).message ?? String(e);
+  if (/needs the package/.test(message)) return new StoreError("missing-package", message, { cause: e });
+  // pg's own message is "cannot connect to <url>: <why>" already; the why of an unknown host is ENOTFOUND.
+  const text = message.startsWith("cannot connect") ? message : `cannot connect to ${redact(url)}: ${message}`;
+  return new StoreError("unreachable", text.split("\n")[0]!, { cause: e });
+}
+
+/** The file that says which process has a directory open: PGlite itself takes no lock, and two writers would corrupt it. */
+export const LOCK_FILE = "a2a-http.lock";
+
+async function openDirectory(dir: string, options: Pick<OpenStoreOptions, "onError">): Promise<SqlClient> {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new StoreError("directory", `cannot create the store directory ${dir}: ${code(e)}`, { cause: e });
+  }
+  try {
+    accessSync(dir, constants.W_OK | constants.R_OK);
+  } catch (e) {
+    throw new StoreError("directory", `the store directory ${dir} is not writable by this process: ${code(e)}`, { cause: e });
+  }
+  // A directory with other files and no PostgreSQL in it is somebody else's: initdb there would mix the two.
+  const entries = readdirSync(dir).filter((n) => n !== LOCK_FILE);
+  if (entries.length > 0 && !entries.includes("PG_VERSION")) {
+    throw new StoreError("directory", `${dir} is not an a2a-http store directory (it holds other files): give an empty or new directory`);
+  }
+  const release = lockDirectory(dir);
+  try {
+    const db = await openPglite(dir, options.onError ? { onError: options.onError } : {});
+    return {
+      ...db,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (e) {
+    release();
+    const message = (e as Error).message ?? String(e);
+    if (/needs the package/.test(message)) throw new StoreError("missing-package", message, { cause: e });
+    throw new StoreError("open", message.split("\n")[0]!, { cause: e });
+  }
+}
+
+function code(e: unknown): string {
+  return (e as { code?: string }).code ?? (e as Error).message;
+}
+
+/**
+ * Takes the directory's lock file (created exclusively, holding `pid@host`);
+ * a lock whose process is gone (killed, crashed) is taken over. Returns the
+ * release, also run at exit so that a process that never closes its store
+ * leaves no lock behind.
+ */
+function lockDirectory(dir: string): () => void {
+  const path = join(dir, LOCK_FILE);
+  const me = `${process.pid}@${hostname()}`;
+  for (let attempt = 0; ; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(path, "wx");
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EEXIST" || attempt >= 3) {
+        throw new StoreError("directory", `cannot lock the store directory ${dir}: ${code(e)}`, { cause: e });
+      }
+      const holder = readLock(path);
+      if (holder && isAlive(holder)) {
+        const who = holder.pid === process.pid && holder.host === hostname() ? "this process (is the store opened twice?)" : `process ${holder.pid} on ${holder.host}`;
+        throw new StoreError(
+          "locked",
+          `the store directory ${dir} is in use by ${who}: one agent at a time opens a directory (for several instances use PostgreSQL)`,
+        );
+      }
+      // Its process is gone: the lock is stale.
+      try {
+        unlinkSync(path);
+      } catch {
+        // another process took it over first: try again
+      }
+      continue;
+    }
+    try {
+      writeSync(fd, me);
+    } finally {
+      closeSync(fd);
+    }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      process.off("exit", release);
+      try {
+        if (readFileSync(path, "utf8") === me) unlinkSync(path);
+      } catch {
+        // gone already
+      }
+    };
+    process.on("exit", release);
+    return release;
+  }
+}
+
+function readLock(path: string): { pid: number; host: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+  const m = /^(\d+)@(.*)$/.exec(text);
+  // An empty or garbled lock: its writer died between creating and writing it.
+  return m ? { pid: Number(m[1]), host: m[2]! } : undefined;
+}
+
+function isAlive(holder: { pid: number; host: string }): boolean {
+  // On another machine (a shared disk) we cannot tell: treat it as held.
+  if (holder.host !== hostname()) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, under another user.
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
+/** Migrates the database of a spec; what `a2a-http migrate` runs. */
+export async function migrateStore(
+  spec: string,
+  options: Pick<OpenStoreOptions, "connectTimeoutMs"> = {},
+): Promise<{ store: string; applied: number[]; version: number }> {
+  const parsed = parseStoreSpec(spec);
+  if (parsed.kind === "memory") throw new StoreError("spec", "the memory store has no schema to migrate: give a directory or a postgres:// URL");
+  const db = await openDatabase(parsed, options);
+  try {
+    const applied = await migrate(db);
+    await checkSchema(db);
+    return { store: describeStore(parsed), applied, version: SCHEMA_VERSION };
+  } catch (e) {
+    throw schemaError(e, parsed);
+  } finally {
+    await db.close().catch(() => {});
+  }
+}
