@@ -6,9 +6,11 @@
  * cannot share a port with it. The card at /.well-known/agent-card.json lists
  * the three interfaces, HTTP+JSON first.
  *
- *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example]
+ *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate]
  *
- * With --tenant, every interface carries that tenant, so A2A clients put it
+ * --store keeps tasks in memory (the default), in a directory (embedded
+ * PostgreSQL, PGlite) or on a PostgreSQL server, which several instances of
+ * the agent may share (see docs/agent.md, Stores). With --tenant, every interface carries that tenant, so A2A clients put it
  * in the path (`/name/tasks/...`) or the request's `tenant` field; the routes
  * without a tenant still work. `--grpc-port -1` turns gRPC off.
  */
@@ -24,6 +26,7 @@ import Fastify from "fastify";
 import { Hono } from "hono";
 import { agentCardExpress, agentCardFastify, agentCardHono, fastifyOptions } from "a2a-http";
 import type { AllowedHosts } from "a2a-http";
+import { StoreError, openStore } from "a2a-http/stores";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
@@ -50,6 +53,8 @@ export interface RunningAgent {
   readonly jsonRpcUrl?: string;
   /** The gRPC server's `host:port`, unless gRPC is off. */
   readonly grpcTarget?: string;
+  /** Where tasks live, as a log line says it (a URL without its password). */
+  readonly store: string;
   close(): Promise<void>;
 }
 
@@ -101,6 +106,10 @@ export async function startExampleAgent(options: {
   agent?: AgentKind;
   /** The Host values HTTP+JSON and JSON-RPC answer (DNS rebinding); default "auto": on loopback only the loopback names. */
   allowedHosts?: AllowedHosts;
+  /** Where tasks live: "memory" (default), a directory (PGlite) or a postgres:// URL. */
+  store?: string;
+  /** A PostgreSQL server: apply missing migrations at start (default: only check the schema). */
+  migrate?: boolean;
   log?: (line: string) => void;
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
@@ -118,17 +127,22 @@ export async function startExampleAgent(options: {
   const card = () => toJson(AgentCardSchema, agentCard());
   // An agent on loopback is a local one: its webhooks may be local and plain http too.
   const push = isLoopback(host) ? { allow: { http: true, addresses: ["127.0.0.0/8", "::1/128"] } } : {};
+  // Opened before the servers listen: a store that cannot open stops the agent before it takes requests.
+  let storeLine = "";
+  const store = await openStore(options.store, { migrate: options.migrate ?? false, log: (line) => (storeLine = line) });
   const handlers =
     kind === "example"
-      ? createExampleAgent({ log, card: agentCard, push })
-      : createA2AServiceAgent(conformanceExecutor, { card: agentCard, push, authenticated: () => true, extendedCard: agentCard });
+      ? createExampleAgent({ log, card: agentCard, push, store })
+      : createA2AServiceAgent(conformanceExecutor, { card: agentCard, push, store, authenticated: () => true, extendedCard: agentCard });
   const grpcPort = options.grpcPort ?? 0;
-  if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits);
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
+    if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits);
     http = await startHttp();
   } catch (e) {
     await grpc?.close();
+    // Closes the store too (a directory's lock is released).
+    await handlers.close();
     throw e;
   }
   url = http.url;
@@ -136,6 +150,7 @@ export async function startExampleAgent(options: {
     url,
     jsonRpcUrl: url + jsonRpcPath,
     ...(grpc ? { grpcTarget: grpc.target } : {}),
+    store: storeLine.replace(/^store: /, ""),
     close: async () => {
       await Promise.all([http.close(), grpc?.close()]);
       await handlers.close();
@@ -210,7 +225,7 @@ export async function startExampleAgent(options: {
   }
 }
 
-const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example]
+const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate]
 
 Serves the example agent over A2A's three bindings from one handler object:
 HTTP+JSON at /, JSON-RPC at /jsonrpc, gRPC (and gRPC-Web, Connect) on its own
@@ -235,6 +250,12 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
                /fail, /work n); conformance: the A2A TCK's system under test;
                conformance-restricted: the same with streaming, push and the
                extended card off and a required extension (the TCK's gated tests)
+  --store      where tasks live: memory (default; lost when the agent stops),
+               a directory (embedded PostgreSQL, PGlite; created when missing;
+               one agent at a time), or postgres://user:password@host/db
+               (a PostgreSQL server that several instances may share)
+  --migrate    with a postgres:// store, apply missing schema migrations at
+               start (otherwise run npx a2a-http migrate --url ... first)
 
 On a loopback host the agent delivers push notifications to local and plain
 http:// webhooks too; on any other host only to public https:// ones.`;
@@ -259,6 +280,8 @@ async function main(): Promise<void> {
         "allowed-hosts": { type: "string" },
         tenant: { type: "string" },
         agent: { type: "string", default: "example" },
+        store: { type: "string", default: "memory" },
+        migrate: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -316,9 +339,17 @@ async function main(): Promise<void> {
       ...(values["allowed-hosts"] ? { allowedHosts: allowedHostsFlag(values["allowed-hosts"]) } : {}),
       ...(values.tenant ? { tenant: values.tenant } : {}),
       agent: kind,
+      store: values.store,
+      migrate: values.migrate,
       log: (line) => console.log(`[agent] ${line}`),
     });
   } catch (e) {
+    // A store that cannot open: one line that says what to do.
+    if (e instanceof StoreError) {
+      const hint = e.reason === "schema-outdated" ? ", or start with --migrate" : "";
+      console.error(`--store: ${e.message}${hint}`);
+      process.exit(1);
+    }
     // A malformed --allowed-hosts entry: one line, not a stack.
     if (e instanceof TypeError && e.message.startsWith("allowedHosts:")) {
       console.error(`--allowed-hosts: ${e.message.slice("allowedHosts: ".length)}`);
@@ -330,6 +361,7 @@ async function main(): Promise<void> {
   console.log(`${kind} agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
   if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2) on ${agent.grpcTarget}`);
   console.log(`agent card: ${agent.url}${cardPath}`);
+  console.log(`store: ${agent.store}`);
   console.log(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);
   let stopping = false;
   const stop = (signal: string) => {
