@@ -8,7 +8,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
+import Fastify from "fastify";
 import { closeWhenStalled } from "../../packages/runtime/src/server/stall.js";
+import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../../gen/a2a_http_express.js";
+import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../../gen/a2a_http_fastify.js";
+import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../gen/a2a_http_hono.js";
+import { frameworks, startBoth } from "./harness.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -61,5 +66,89 @@ describe("closeWhenStalled", () => {
     expect(client.destroyed).toBe(false);
     client.destroy();
     await serverClosed;
+  });
+});
+
+describe("closeWhenStalled with 0", () => {
+  it("checks nothing: a client that never reads keeps its connection", async () => {
+    let socketClosed = false;
+    server = createServer((req, res) => {
+      closeWhenStalled(req.socket, 0);
+      req.socket.once("close", () => (socketClosed = true));
+      const body = "x".repeat(64 * 1024 * 1024);
+      res.writeHead(200, { "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    });
+    await new Promise<void>((ok) => server!.listen(0, "127.0.0.1", ok));
+    const port = (server.address() as AddressInfo).port;
+    const client = net.connect(port, "127.0.0.1");
+    client.pause();
+    client.on("error", () => {});
+    client.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await new Promise((ok) => setTimeout(ok, 600));
+    expect(socketClosed).toBe(false);
+    client.destroy();
+  });
+});
+
+/** A ListTasks answer of about 48 MB: more than loopback's socket buffers hold, so a reader that never reads stalls it. */
+const bigList = () => ({ tasks: [{ id: "t1", contextId: "c1", metadata: { big: "x".repeat(48 * 1024 * 1024) } }] });
+
+describe.each(frameworks)("the stallTimeoutMs server option (%s)", (framework) => {
+  it("closes, after one to two periods, a connection whose client never reads its answer, on HTTP+JSON and JSON-RPC", async () => {
+    const s = await startBoth(framework, { listTasks: bigList }, { stallTimeoutMs: 300 });
+    try {
+      // Stalled for 2 s, over six periods: closed short of the answer's 48 MB.
+      // With the default (30 s) the whole answer would arrive once the client reads.
+      const rest = await stalledRead(s.origin, "GET /tasks HTTP/1.1");
+      const rpcBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} });
+      const rpc = await stalledRead(s.origin, "POST /jsonrpc HTTP/1.1", rpcBody);
+      expect(rest).toBeLessThan(48 * 1024 * 1024);
+      expect(rpc).toBeLessThan(48 * 1024 * 1024);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+/**
+ * Sends a request on a raw connection that reads nothing for 2 s, then reads
+ * what reaches it until the connection ends; resolves with the bytes read. A
+ * server that gave up on the stalled answer ends it short of the whole answer.
+ */
+function stalledRead(origin: string, head: string, body = ""): Promise<number> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve) => {
+    const client = net.connect(Number(port), hostname);
+    client.pause(); // never reads: the kernel's buffers fill, then the server's
+    client.on("error", () => {});
+    let got = 0;
+    client.on("data", (d: Buffer) => (got += d.length));
+    client.once("close", () => resolve(got));
+    const type = body === "" ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+    client.write(`${head}\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nConnection: close\r\n${type}\r\n${body}`);
+    setTimeout(() => client.resume(), 2_000);
+  });
+}
+
+describe("a bad stallTimeoutMs is an error when the server is made", () => {
+  for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "30s"]) {
+    it(`${String(bad)}: every adapter, HTTP+JSON and JSON-RPC`, async () => {
+      const options = { stallTimeoutMs: bad as number };
+      const message = /stallTimeoutMs must be a whole number of milliseconds from 0/;
+      expect(() => a2aServiceExpress({}, options)).toThrow(message);
+      expect(() => a2aServiceJsonRpcExpress({}, options)).toThrow(message);
+      expect(() => a2aServiceHono({}, options)).toThrow(message);
+      expect(() => a2aServiceJsonRpcHono({}, options)).toThrow(message);
+      for (const plugin of [a2aServiceFastify, a2aServiceJsonRpcFastify]) {
+        const app = Fastify();
+        void app.register(plugin, { handlers: {}, ...options });
+        await expect(app.ready()).rejects.toThrow(message);
+      }
+    });
+  }
+  it("0 and the largest timer delay are taken", () => {
+    expect(() => a2aServiceExpress({}, { stallTimeoutMs: 0 })).not.toThrow();
+    expect(() => a2aServiceJsonRpcHono({}, { stallTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 });

@@ -27,7 +27,12 @@ export function a2aServiceFastify<Ctx extends HandlerContext = HandlerContext>(
   done: (err?: Error) => void,
 ): void {
   const { handlers, ...rest } = options;
-  registerFastifyService(fastify, A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" });
+  try {
+    registerFastifyService(fastify, A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" });
+  } catch (e) {
+    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
+    return done(e as Error);
+  }
   done();
 }
 
@@ -46,7 +51,12 @@ export function a2aServiceJsonRpcFastify<Ctx extends HandlerContext = HandlerCon
   done: (err?: Error) => void,
 ): void {
   const { handlers, ...rest } = options;
-  registerFastifyHandler(fastify, createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" }), ["POST"]);
+  try {
+    registerFastifyHandler(fastify, createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" }), ["POST"]);
+  } catch (e) {
+    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
+    return done(e as Error);
+  }
   done();
 }
 

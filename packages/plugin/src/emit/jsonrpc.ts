@@ -69,7 +69,12 @@ export function emitJsonRpcAdapter(
       f.print("): void {");
       f.print("  const { handlers, ...rest } = options;");
       const restCore = [createJsonRpcHandler, "(", Routes, ", handlers, ", optionsExpression(schema, file, "rest"), ")"];
-      f.print("  ", registerFastifyHandler, "(fastify, ", ...restCore, ", [\"POST\"]);");
+      f.print("  try {");
+      f.print("    ", registerFastifyHandler, "(fastify, ", ...restCore, ", [\"POST\"]);");
+      f.print("  } catch (e) {");
+      f.print("    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).");
+      f.print("    return done(e as Error);");
+      f.print("  }");
       f.print("  done();");
       f.print("}");
       f.print();

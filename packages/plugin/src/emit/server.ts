@@ -104,7 +104,12 @@ function emitAdapter(
       f.print("  done: (err?: Error) => void,");
       f.print("): void {");
       f.print("  const { handlers, ...rest } = options;");
-      f.print("  ", registerFastifyService, "(fastify, ", Routes, ", handlers, ", opts("rest"), ");");
+      f.print("  try {");
+      f.print("    ", registerFastifyService, "(fastify, ", Routes, ", handlers, ", opts("rest"), ");");
+      f.print("  } catch (e) {");
+      f.print("    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).");
+      f.print("    return done(e as Error);");
+      f.print("  }");
       f.print("  done();");
       f.print("}");
       f.print();

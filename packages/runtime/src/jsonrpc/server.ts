@@ -36,6 +36,7 @@ import {
 } from "../server/core.js";
 import { checkPathBound, checkPathValue, jsonTenant, pathBoundFields, tenantConflict, tenantFieldOf } from "../tenant.js";
 import { createHostCheck } from "../server/hosts.js";
+import { stallTimeoutOf } from "../server/stall.js";
 import { JsonRpcCode, toJsonRpcError, type JsonRpcErrorObject } from "./errors.js";
 
 /** Options of the JSON-RPC binding: those of HTTP+JSON, plus batches. */
@@ -218,8 +219,11 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   }
 
   const hostCheck = createHostCheck(options.allowedHosts, a2a);
+  const stallTimeoutMs = stallTimeoutOf(options.stallTimeoutMs);
 
   return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+    // A client that stops reading its answer loses the connection (stall.ts).
+    req.closeWhenStalled?.(stallTimeoutMs);
     const wrongHost = hostCheck?.(req.header("host"), () => req.listener?.());
     if (wrongHost !== undefined) return failure(null, errorObject(wrongHost, undefined), wrongHost.httpStatus);
     if (req.rawPath !== "/" && req.rawPath !== "") {

@@ -16,6 +16,7 @@ import { createRouter, type RouteMatch, type Router } from "../router.js";
 import { routeCodecs } from "../codec/message-json.js";
 import { badPath } from "./mount.js";
 import { createHostCheck, type AllowedHosts, type Listener } from "./hosts.js";
+import { stallTimeoutOf } from "./stall.js";
 import { checkPathValue, effectiveTenant, jsonTenant, queryTenant, tenantConflict, tenantFieldOf } from "../tenant.js";
 
 /** Default request body limit: 4 MiB. */
@@ -50,6 +51,12 @@ export interface UniversalServerRequest {
   readonly native?: unknown;
   /** Where the server listens, when the adapter can tell (for `allowedHosts: "auto"`). */
   listener?(): Listener | undefined;
+  /**
+   * Closes the connection once its answer makes no progress for `ms` (the
+   * `stallTimeoutMs` option; 0: never), where the adapter has the socket.
+   * Called by the handler on each request before anything else.
+   */
+  closeWhenStalled?(ms: number): void;
 }
 
 /** Header values of a response, by lower-case name. */
@@ -160,6 +167,16 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
    */
   readonly keepAliveMs?: number;
   /**
+   * A connection whose answer (an SSE stream, a large unary body) has output
+   * pending and not one byte of it taken by the client for this long is
+   * closed (checked every this many ms, so after one to two periods); the
+   * handler's signal fires. Idle connections and slow readers that make
+   * progress are left alone. Default 30 000; 0 turns the check off. On Node
+   * (Express, Fastify, Hono through @hono/node-server). A value that is not
+   * a whole number from 0 to 2^31-1 throws when the handler is made.
+   */
+  readonly stallTimeoutMs?: number;
+  /**
    * Express only: a path that no route of the service owns goes to `next()`
    * (the application's next middleware) instead of a 404. Default false.
    */
@@ -237,6 +254,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const h = handlers as Record<string, unknown>;
   const hostCheck = createHostCheck(options.allowedHosts, a2a);
+  const stallTimeoutMs = stallTimeoutOf(options.stallTimeoutMs);
   // A2A: each route's top-level `tenant` field (where a tenant from the query
   // or body can land) and its one-segment path variables (checked as ids).
   const tenantFields = new Map<RouteBinding, string | undefined>();
@@ -344,6 +362,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   }
 
   return function handle(req: UniversalServerRequest): Answer {
+    // A client that stops reading its answer loses the connection (stall.ts).
+    req.closeWhenStalled?.(stallTimeoutMs);
     return serve(req, unaryTimeoutMs === undefined ? undefined : new AbortController());
   };
 

@@ -127,8 +127,6 @@ class FetchRequest implements UniversalServerRequest {
     const incoming = nodeIncoming(info?.native);
     this.nodeHeaders = incoming?.headers;
     this.socket = incoming?.socket;
-    // A client that stops reading its answer loses the connection (stall.ts).
-    closeWhenStalled(incoming?.socket);
     let rest: string;
     if (typeof incoming?.url === "string") {
       // On node, the target exactly as sent: the Request's URL has `.`
@@ -154,6 +152,11 @@ class FetchRequest implements UniversalServerRequest {
 
   listener(): Listener | undefined {
     return this.socket === undefined ? undefined : listenerOf(this.socket);
+  }
+
+  /** On node (@hono/node-server) only: elsewhere the runtime has no socket to watch. */
+  closeWhenStalled(ms: number): void {
+    if (this.socket !== undefined) closeWhenStalled(this.socket, ms);
   }
 
   /** On @hono/node-server: the drain of a body never read, when the connection closes after the answer. */

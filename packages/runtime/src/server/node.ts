@@ -106,8 +106,6 @@ export class NodeRequest implements UniversalServerRequest {
     const pathEnd = q >= 0 ? q : h >= 0 ? h : url.length;
     this.rawPath = url.slice(0, pathEnd) || "/";
     this.rawQuery = q >= 0 ? url.slice(q + 1, h > q ? h : url.length) : "";
-    // A client that stops reading its answer loses the connection (stall.ts).
-    closeWhenStalled(req.socket);
     res.once("close", () => {
       if (res.writableFinished) return;
       this.gone = true;
@@ -130,6 +128,10 @@ export class NodeRequest implements UniversalServerRequest {
 
   listener(): Listener | undefined {
     return listenerOf(this.req.socket);
+  }
+
+  closeWhenStalled(ms: number): void {
+    closeWhenStalled(this.req.socket, ms);
   }
 
   /** Before an answer on `res`: the drain of a body never read, when the connection closes after it (drain.ts). */

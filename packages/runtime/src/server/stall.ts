@@ -15,21 +15,61 @@ interface SocketLike {
   once(event: "close", listener: () => void): unknown;
 }
 
-/** Default: a connection with output pending and none of it taken for 30 s is closed. */
-export const DEFAULT_WRITE_STALL_MS = 30_000;
+/** Default of the `stallTimeoutMs` server option: a connection with output pending and none of it taken for 30 s is closed. */
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
-const guarded = new WeakSet<object>();
+/** The largest delay setInterval takes: Node runs a longer one every 1 ms instead. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The `stallTimeoutMs` server option, checked when the server is made so a
+ * bad value fails at start-up and not on the first stalled client (Node
+ * would turn a delay past 2^31-1 ms into 1 ms and close every slow reader).
+ */
+export function stallTimeoutOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_STALL_TIMEOUT_MS;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    throw new RangeError(
+      `stallTimeoutMs must be a whole number of milliseconds from 0 (no check) to ${MAX_TIMER_MS}, not ${typeof value === "string" ? JSON.stringify(value) : String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** One connection's guard: the period it checks at, and its timer (none when the period is 0). */
+interface Guard {
+  ms: number;
+  timer: ReturnType<typeof setInterval> | undefined;
+}
+
+const guards = new WeakMap<object, Guard>();
 
 /**
  * Closes `socket` once output has been pending on it, without any of it being
  * written out, for `ms` (checked every `ms`, so it takes between `ms` and
- * 2 `ms`). Installed once per connection; idle connections (nothing pending)
- * and slow but moving readers are left alone.
+ * 2 `ms`); `0` checks nothing. One guard per connection: a later request on
+ * it with another `ms` (a service mounted with another option) sets the
+ * period anew, so the request being served decides. Idle connections
+ * (nothing pending) and slow but moving readers are left alone.
  */
-export function closeWhenStalled(socket: unknown, ms = DEFAULT_WRITE_STALL_MS): void {
+export function closeWhenStalled(socket: unknown, ms = DEFAULT_STALL_TIMEOUT_MS): void {
   const s = socket as SocketLike | null | undefined;
-  if (s === null || typeof s !== "object" || typeof s.writableLength !== "number" || guarded.has(s) || s.destroyed || !(ms > 0)) return;
-  guarded.add(s);
+  if (s === null || typeof s !== "object" || typeof s.writableLength !== "number" || s.destroyed) return;
+  let g = guards.get(s);
+  if (g !== undefined) {
+    if (g.ms === ms) return;
+    clearInterval(g.timer);
+  } else {
+    g = { ms, timer: undefined };
+    guards.set(s, g);
+    const guard = g;
+    s.once("close", () => clearInterval(guard.timer));
+  }
+  g.ms = ms;
+  g.timer = ms > 0 ? watch(s, ms) : undefined;
+}
+
+function watch(s: SocketLike, ms: number): ReturnType<typeof setInterval> {
   let sent = -1;
   const timer = setInterval(() => {
     const now = s.bytesWritten - s.writableLength;
@@ -42,5 +82,5 @@ export function closeWhenStalled(socket: unknown, ms = DEFAULT_WRITE_STALL_MS): 
     sent = now;
   }, ms);
   timer.unref?.();
-  s.once("close", () => clearInterval(timer));
+  return timer;
 }

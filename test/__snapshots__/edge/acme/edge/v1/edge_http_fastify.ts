@@ -27,7 +27,12 @@ export function httpEdgeServiceFastify<Ctx extends HandlerContext = HandlerConte
   done: (err?: Error) => void,
 ): void {
   const { handlers, ...rest } = options;
-  registerFastifyService(fastify, HTTPEdgeServiceRoutes, handlers, rest);
+  try {
+    registerFastifyService(fastify, HTTPEdgeServiceRoutes, handlers, rest);
+  } catch (e) {
+    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
+    return done(e as Error);
+  }
   done();
 }
 
@@ -46,7 +51,12 @@ export function httpEdgeServiceJsonRpcFastify<Ctx extends HandlerContext = Handl
   done: (err?: Error) => void,
 ): void {
   const { handlers, ...rest } = options;
-  registerFastifyHandler(fastify, createJsonRpcHandler(HTTPEdgeServiceRoutes, handlers, rest), ["POST"]);
+  try {
+    registerFastifyHandler(fastify, createJsonRpcHandler(HTTPEdgeServiceRoutes, handlers, rest), ["POST"]);
+  } catch (e) {
+    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
+    return done(e as Error);
+  }
   done();
 }
 

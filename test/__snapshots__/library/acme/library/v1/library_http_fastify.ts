@@ -27,7 +27,12 @@ export function libraryServiceFastify<Ctx extends HandlerContext = HandlerContex
   done: (err?: Error) => void,
 ): void {
   const { handlers, ...rest } = options;
-  registerFastifyService(fastify, LibraryServiceRoutes, handlers, rest);
+  try {
+    registerFastifyService(fastify, LibraryServiceRoutes, handlers, rest);
+  } catch (e) {
+    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
+    return done(e as Error);
+  }
   done();
 }
 
@@ -46,7 +51,12 @@ export function libraryServiceJsonRpcFastify<Ctx extends HandlerContext = Handle
   done: (err?: Error) => void,
 ): void {
   const { handlers, ...rest } = options;
-  registerFastifyHandler(fastify, createJsonRpcHandler(LibraryServiceRoutes, handlers, rest), ["POST"]);
+  try {
+    registerFastifyHandler(fastify, createJsonRpcHandler(LibraryServiceRoutes, handlers, rest), ["POST"]);
+  } catch (e) {
+    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
+    return done(e as Error);
+  }
   done();
 }
 
