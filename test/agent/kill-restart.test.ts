@@ -201,6 +201,15 @@ describe("an agent killed with SIGKILL mid-stream and restarted on the same stor
         expect(first.storeLine).toMatch(/^PostgreSQL at postgres:\/\//);
         if (u.password) expect(first.storeLine).not.toContain(u.password);
       } finally {
+        if (admin) {
+          // pg's pool.end() resolves before its sockets close: a backend still there when the
+          // database is dropped would be terminated, and its client report that as an error.
+          for (let i = 0; i < 100; i++) {
+            const r = await admin.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
+            if (Number(r.rows[0]!["n"]) === 0) break;
+            await new Promise((ok) => setTimeout(ok, 20));
+          }
+        }
         await admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
         await admin?.close();
       }
