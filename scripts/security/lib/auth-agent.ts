@@ -6,18 +6,11 @@
  * JSON-RPC at /jsonrpc on `framework`, gRPC on an h2c port; 127.0.0.1 only.
  */
 import http2 from "node:http2";
-import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { getRequestListener } from "@hono/node-server";
-import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
-import { Code, RpcError, fastifyOptions, wwwAuthenticate, type ContextInput } from "a2a-http";
+import { Code, RpcError, wwwAuthenticate, type ContextInput } from "a2a-http";
 import { a2aServiceConnect } from "../../../gen/a2a_http_connect.js";
-import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../../../gen/a2a_http_express.js";
-import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../../../gen/a2a_http_fastify.js";
-import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../../gen/a2a_http_hono.js";
+import { startBoth } from "../../../test/server/serve-both.js";
 import { createExampleAgent, exampleAgentCard } from "../../../example/agent.js";
 
 const tokens: Record<string, string> = { "Bearer alice-token": "alice", "Bearer bob-token": "bob" };
@@ -38,46 +31,18 @@ export async function startAuthAgent(framework: "express" | "fastify" | "hono") 
   };
   const handlers = createExampleAgent({ card, stepMs: 1 });
   const options = { context };
-  let server: Server;
-  let closeHttp: () => Promise<void>;
-  switch (framework) {
-    case "express": {
-      const app = express();
-      app.use("/jsonrpc", a2aServiceJsonRpcExpress(handlers, options));
-      app.use("/", a2aServiceExpress(handlers, options));
-      server = createServer(app);
-      closeHttp = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
-      break;
-    }
-    case "fastify": {
-      const app = Fastify(fastifyOptions({ profile: "a2a" }));
-      await app.register(a2aServiceJsonRpcFastify, { handlers, prefix: "/jsonrpc", ...options });
-      await app.register(a2aServiceFastify, { handlers, ...options });
-      await app.ready();
-      server = app.server;
-      closeHttp = () => app.close();
-      break;
-    }
-    case "hono": {
-      const app = new Hono();
-      app.route("/jsonrpc", a2aServiceJsonRpcHono(handlers, options));
-      app.route("/", a2aServiceHono(handlers, options));
-      server = createServer(getRequestListener(app.fetch));
-      closeHttp = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
-      break;
-    }
-  }
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  // HTTP+JSON and JSON-RPC as the tests serve them (test/server/serve-both.ts).
+  const http = await startBoth(framework, handlers, options);
   const grpc = http2.createServer(connectNodeAdapter({ routes: a2aServiceConnect(handlers, options) }));
   const sessions = new Set<http2.ServerHttp2Session>();
   grpc.on("session", (s) => (sessions.add(s), s.once("close", () => sessions.delete(s))));
   await new Promise<void>((r) => grpc.listen(0, "127.0.0.1", r));
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: http.origin,
     grpcBaseUrl: `http://127.0.0.1:${(grpc.address() as AddressInfo).port}`,
     challenge,
     async close() {
-      await closeHttp();
+      await http.close();
       for (const s of sessions) s.destroy();
       await new Promise<void>((r) => grpc.close(() => r()));
       await handlers.close();
