@@ -19,12 +19,12 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { grpcServerOptions, type GrpcServerLimits } from "a2a-http/connect";
+import { grpcServerOptions, withAllowedHosts, type GrpcServerLimits } from "a2a-http/connect";
 import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { agentCardExpress, agentCardFastify, agentCardHono, fastifyOptions } from "a2a-http";
+import { agentCardExpress, agentCardFastify, agentCardHono, allowedHostsCheck, fastifyOptions } from "a2a-http";
 import type { AllowedHosts } from "a2a-http";
 import { StoreError, openStore } from "a2a-http/stores";
 import { AgentCardSchema } from "../gen/a2a_pb.js";
@@ -66,10 +66,18 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
-async function startGrpc(handlers: ReturnType<typeof createExampleAgent>, port: number, host: string, limits: GrpcServerLimits = {}) {
+async function startGrpc(
+  handlers: ReturnType<typeof createExampleAgent>,
+  port: number,
+  host: string,
+  limits: GrpcServerLimits = {},
+  allowedHosts?: AllowedHosts,
+) {
   // connect-es's defaults read 4 GiB messages and allow 2^32-1 streams: bounded here (docs/security.md).
   const o = grpcServerOptions(limits);
-  const server = http2.createServer(o.http2, connectNodeAdapter({ routes: a2aServiceConnect(handlers), ...o.adapter }));
+  // The Host check of the HTTP port, here too (connect-es answers any Host).
+  const adapter = withAllowedHosts(connectNodeAdapter({ routes: a2aServiceConnect(handlers), ...o.adapter }), { allowedHosts });
+  const server = http2.createServer(o.http2, adapter);
   server.setTimeout(o.idleTimeoutMs);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {
@@ -104,7 +112,7 @@ export async function startExampleAgent(options: {
   grpcLimits?: GrpcServerLimits;
   /** Default "example". */
   agent?: AgentKind;
-  /** The Host values HTTP+JSON and JSON-RPC answer (DNS rebinding); default "auto": on loopback only the loopback names. */
+  /** The Host values served on every route and port (DNS rebinding); default "auto": on loopback only the loopback names. */
   allowedHosts?: AllowedHosts;
   /** Where tasks live: "memory" (default), a directory (PGlite) or a postgres:// URL. */
   store?: string;
@@ -114,6 +122,9 @@ export async function startExampleAgent(options: {
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
   const serverOptions = options.allowedHosts ? { allowedHosts: options.allowedHosts } : {};
+  // The card and the docs pages answer the same Host values as the services.
+  const cardOptions = serverOptions;
+  const wrongHost = allowedHostsCheck(options.allowedHosts);
   const log = options.log ?? (() => {});
   let url = "";
   let grpc: Awaited<ReturnType<typeof startGrpc>> | undefined;
@@ -137,7 +148,7 @@ export async function startExampleAgent(options: {
   const grpcPort = options.grpcPort ?? 0;
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
-    if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits);
+    if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits, options.allowedHosts);
     http = await startHttp();
   } catch (e) {
     await grpc?.close();
@@ -162,10 +173,12 @@ export async function startExampleAgent(options: {
     switch (options.framework) {
       case "express": {
         const app = express();
-        app.get(cardPath, agentCardExpress(card));
+        app.get(cardPath, agentCardExpress(card, cardOptions));
         app.use((req, res, next) => {
           const a = req.method === "GET" ? docsAnswer(req.path, url) : undefined;
           if (a === undefined) return next();
+          const refused = wrongHost(req.headers.host, req.socket);
+          if (refused) return void res.status(refused.httpStatus).json(refused.toStatusBody());
           res.status(a.status).type(a.type).send(a.body);
         });
         app.use(jsonRpcPath, a2aServiceJsonRpcExpress(handlers, serverOptions));
@@ -186,9 +199,11 @@ export async function startExampleAgent(options: {
         // fastifyOptions: Fastify's own answer to a malformed URL replaced, and the request
         // timeouts Fastify leaves off (a trickled body would hold its connection for good).
         const app = Fastify(fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }));
-        app.get(cardPath, agentCardFastify(card));
+        app.get(cardPath, agentCardFastify(card, cardOptions));
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, async (req, reply) => {
+            const refused = wrongHost(req.headers.host, req.raw.socket);
+            if (refused) return reply.code(refused.httpStatus).send(refused.toStatusBody());
             const a = docsAnswer(req.url.split("?")[0]!, url)!;
             return reply.code(a.status).type(a.type).send(a.body);
           });
@@ -200,9 +215,11 @@ export async function startExampleAgent(options: {
       }
       case "hono": {
         const app = new Hono();
-        app.get(cardPath, agentCardHono(card));
+        app.get(cardPath, agentCardHono(card, cardOptions));
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, (c) => {
+            const refused = wrongHost(c.req.header("host"), (c.env as { incoming?: { socket?: unknown } } | undefined)?.incoming?.socket);
+            if (refused) return c.json(refused.toStatusBody(), refused.httpStatus as 421);
             const a = docsAnswer(c.req.path, url)!;
             return c.body(typeof a.body === "string" ? a.body : new Uint8Array(a.body), a.status as 200, { "content-type": a.type });
           });

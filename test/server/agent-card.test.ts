@@ -268,7 +268,8 @@ function rawBody(port: number, method: string, target: string, headers: Record<s
       const at = all.indexOf("\r\n\r\n");
       resolve({ head: all.slice(0, at).toLowerCase(), body: all.slice(at + 4) });
     });
-    const lines = Object.entries({ host: "127.0.0.1", connection: "close", ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+    // The Host a client sends, port included: a loopback server answers no other (allowedHosts "auto").
+    const lines = Object.entries({ host: `127.0.0.1:${port}`, connection: "close", ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
     socket.write(`${method} ${target} HTTP/1.1\r\n${lines.join("")}\r\n`);
   });
 }
@@ -379,5 +380,74 @@ describe.each(frameworks)("%s", (framework) => {
     expect(raw.body).toBe("");
     const nm = await fetch(url, { method: "HEAD", headers: { "if-none-match": ok.headers.get("etag")! } });
     expect(nm.status).toBe(304);
+  });
+
+  test("DNS rebinding: another Host is a 421 Status on a loopback server (allowedHosts \"auto\"); loopback names pass", async () => {
+    for (const method of ["GET", "HEAD"]) {
+      const refused = await rawBody(app.port, method, path, { host: `rebind.attacker.example:${app.port}` });
+      expect(refused.head, method).toMatch(/^http\/1\.1 421 /);
+      if (method === "GET") {
+        expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 421, status: "INVALID_ARGUMENT", message: expect.stringContaining("allowedHosts") } });
+      } else expect(refused.body).toBe("");
+    }
+    for (const host of [`localhost:${app.port}`, `[::1]:${app.port}`]) {
+      expect((await rawBody(app.port, "GET", path, { host })).head, host).toMatch(/^http\/1\.1 200 /);
+    }
+  });
+});
+
+describe.each(frameworks)("allowedHosts on the card handlers (%s)", (framework) => {
+  /** One card route with `options` on a loopback server; the status of a GET with the Host given. */
+  async function statuses(options: Parameters<typeof agentCardExpress>[1], hosts: string[]): Promise<number[]> {
+    let server: Server;
+    let close: () => Promise<void>;
+    if (framework === "express") {
+      const app = express();
+      app.get(path, agentCardExpress(cardA, options));
+      server = createServer(app);
+      close = () => new Promise<void>((ok) => server.close(() => ok()));
+    } else if (framework === "fastify") {
+      const app = Fastify();
+      app.get(path, agentCardFastify(cardA, options));
+      await app.ready();
+      server = app.server;
+      close = () => app.close();
+    } else {
+      const app = new Hono();
+      app.get(path, agentCardHono(cardA, options));
+      server = createServer(getRequestListener(app.fetch));
+      close = () => new Promise<void>((ok) => server.close(() => ok()));
+    }
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const out: number[] = [];
+      for (const host of hosts) out.push(Number(/^http\/1\.1 (\d+)/.exec((await rawBody(port, "GET", path, { host: host.replace("PORT", String(port)) })).head)![1]));
+      return out;
+    } finally {
+      server.closeAllConnections();
+      await close();
+    }
+  }
+
+  test('"any" serves every Host; a list only its names', async () => {
+    expect(await statuses({ allowedHosts: "any" }, ["rebind.attacker.example:PORT"])).toEqual([200]);
+    expect(await statuses({ allowedHosts: ["agent.example", ".corp.example"] }, ["agent.example:PORT", "a.corp.example", "127.0.0.1:PORT", "evil.example"])).toEqual([200, 200, 421, 421]);
+  });
+});
+
+describe("allowedHosts on agentCardFetch and at start-up", () => {
+  test("without a socket, \"auto\" cannot tell a loopback server and checks nothing; a list is checked against Host", async () => {
+    const rebound = new Request("http://rebind.attacker.example/.well-known/agent-card.json");
+    expect(agentCardFetch(cardA)(rebound).status).toBe(200);
+    const listed = agentCardFetch(cardA, { allowedHosts: ["agent.example"] });
+    expect(listed(rebound).status).toBe(421);
+    expect(listed(new Request("http://agent.example/.well-known/agent-card.json")).status).toBe(200);
+  });
+
+  test("a malformed entry throws when the handler is made, naming it", () => {
+    expect(() => agentCardExpress(cardA, { allowedHosts: ["agent.example/x"] })).toThrow(/agent\.example\/x/);
+    expect(() => agentCardFastify(cardA, { allowedHosts: "all" as never })).toThrow(/allowedHosts/);
+    expect(() => agentCardHono(cardA, { allowedHosts: [""] })).toThrow(/allowedHosts/);
   });
 });

@@ -6,6 +6,12 @@
  * on by default for a server listening on loopback.
  */
 import { connect } from "node:net";
+import http2 from "node:http2";
+import { create } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { A2AService, ListTasksRequestSchema } from "../../gen/a2a_pb.js";
+import { startExampleAgent } from "../../example/server.js";
 import { afterAll, describe, expect, test } from "vitest";
 import { createHttpHandler, type UniversalServerRequest, type UniversalServerResponse } from "a2a-http";
 import { A2AServiceRoutes } from "../../gen/a2a_http.js";
@@ -168,6 +174,76 @@ describe("Fastify: what node's parser refuses is a google.rpc.Status (fastifyOpt
       expect(JSON.parse(bad.body)).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT" } });
     } finally {
       await s.close();
+    }
+  });
+});
+
+/** One HTTP/2 (h2c) POST to `target` with the `:authority` given; the status and headers. */
+function h2Post(target: string, authority: string, path: string, contentType: string, body: Uint8Array): Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://${target}`);
+    session.on("error", reject);
+    const req = session.request({ ":method": "POST", ":path": path, ":authority": authority, "content-type": contentType, te: "trailers", "a2a-version": "1.0" });
+    let headers: http2.IncomingHttpHeaders = {};
+    let text = "";
+    req.on("response", (h) => (headers = h));
+    req.setEncoding("latin1");
+    req.on("data", (c: string) => (text += c));
+    req.on("end", () => {
+      session.close();
+      resolve({ status: Number(headers[":status"]), headers, body: text });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe.each(frameworks)("the example agent answers a DNS-rebinding Host nowhere (%s)", (framework) => {
+  test("card, docs, HTTP+JSON, JSON-RPC and the gRPC port (gRPC and Connect) refuse it; loopback names are served", async () => {
+    const agent = await startExampleAgent({ framework, port: 0, grpcPort: 0 });
+    try {
+      const port = new URL(agent.url).port;
+      const evil = `rebind.attacker.example:${port}`;
+      for (const target of ["/.well-known/agent-card.json", "/docs", "/openapi.json", "/tasks"]) {
+        const res = await withHost(agent.url, `GET ${target} HTTP/1.1`, evil);
+        expect(res.status, target).toBe(421);
+        expect(JSON.parse(res.body), target).toMatchObject({ error: { code: 421, message: expect.stringContaining("allowedHosts") } });
+        expect((await withHost(agent.url, `GET ${target} HTTP/1.1`, `localhost:${port}`)).status, target).toBe(200);
+      }
+      const rpc = await withHost(agent.url, "POST /jsonrpc HTTP/1.1", evil, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }));
+      expect(rpc.status).toBe(421);
+
+      // gRPC: a trailers-only INVALID_ARGUMENT, before connect-es reads the message.
+      const grpcPort = agent.grpcTarget!.split(":").pop()!;
+      const frame = Uint8Array.of(0, 0, 0, 0, 0); // an empty ListTasksRequest
+      const grpc = await h2Post(agent.grpcTarget!, `rebind.attacker.example:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/grpc", frame);
+      expect(grpc.status).toBe(200);
+      expect(grpc.headers["grpc-status"]).toBe("3");
+      expect(decodeURIComponent(String(grpc.headers["grpc-message"]))).toContain("allowedHosts");
+      // Connect: 421 with a Connect error body.
+      const connectRes = await h2Post(agent.grpcTarget!, `rebind.attacker.example:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/json", new TextEncoder().encode("{}"));
+      expect(connectRes.status).toBe(421);
+      expect(JSON.parse(connectRes.body)).toMatchObject({ code: "invalid_argument" });
+      // The same call with the loopback name it listens on is served.
+      const served = await h2Post(agent.grpcTarget!, `localhost:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/grpc", frame);
+      expect(served.headers["grpc-status"] ?? "0").not.toBe("3");
+      const client = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${agent.grpcTarget}` }));
+      await expect(client.listTasks(create(ListTasksRequestSchema, {}), { headers: { "a2a-version": "1.0" } })).resolves.toBeDefined();
+    } finally {
+      await agent.close();
+    }
+  });
+
+  test('--allowed-hosts "any" turns the check off on the gRPC port too', async () => {
+    const agent = await startExampleAgent({ framework, port: 0, grpcPort: 0, allowedHosts: "any" });
+    try {
+      const grpcPort = agent.grpcTarget!.split(":").pop()!;
+      const res = await h2Post(agent.grpcTarget!, `rebind.attacker.example:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/json", new TextEncoder().encode("{}"));
+      expect(res.status).toBe(200);
+      const card = await withHost(agent.url, "GET /.well-known/agent-card.json HTTP/1.1", "rebind.attacker.example");
+      expect(card.status).toBe(200);
+    } finally {
+      await agent.close();
     }
   });
 });

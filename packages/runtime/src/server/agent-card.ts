@@ -7,6 +7,8 @@
  * below uses structural types only.
  */
 import type { JsonValue } from "@bufbuild/protobuf";
+import type { RpcError } from "../errors.js";
+import { allowedHostsCheck, type AllowedHosts } from "./hosts.js";
 
 /**
  * An agent card: a JSON-shaped object (e.g. protobuf-es
@@ -23,6 +25,16 @@ export type AgentCardSource = object | string | (() => JsonValue | object);
 export interface AgentCardOptions {
   /** The `max-age` of `Cache-Control: public, max-age=<n>`, in seconds. Default 300. */
   readonly maxAge?: number;
+  /**
+   * The framework handlers only: the Host values the card is served for,
+   * against DNS rebinding, as the service adapters' option of that name;
+   * another Host gets a 421 google.rpc.Status. Default `"auto"`: on Node, a
+   * server listening on loopback answers only localhost, 127.0.0.1, [::1]
+   * and its own address, with its port; elsewhere (and in `agentCardFetch`
+   * when not given the node socket) any. A malformed value throws when the
+   * handler is made.
+   */
+  readonly allowedHosts?: AllowedHosts;
 }
 
 /** One answer for the card: the JSON, or 304 Not Modified without a body. */
@@ -235,6 +247,26 @@ export function fnv1a64(bytes: Uint8Array): string {
 interface NodeRequestLike {
   readonly method?: string | undefined;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The connection: where the server listens, for `allowedHosts: "auto"`. */
+  readonly socket?: unknown;
+  /** Fastify: the node:http request. */
+  readonly raw?: { readonly socket?: unknown };
+}
+
+/** A refused Host's answer: the 421 error as a google.rpc.Status (RFC 9110 §15.5.20: not a host this server speaks for). */
+function misdirected(err: RpcError, method: string | undefined): { status: number; headers: Record<string, string>; body: string } {
+  const body = JSON.stringify(err.toStatusBody());
+  return {
+    status: err.httpStatus,
+    headers: { "content-type": "application/json", "content-length": String(new TextEncoder().encode(body).length) },
+    body: method === "HEAD" ? "" : body,
+  };
+}
+
+/** The Host of a node request: `:authority` on HTTP/2, else the Host header. */
+function nodeHost(headers: NodeRequestLike["headers"]): string | undefined {
+  const h = headers[":authority"] ?? headers["host"];
+  return Array.isArray(h) ? h[0] : h;
 }
 
 /** The members of a node:http response (an Express response is one) that the glue writes. */
@@ -271,7 +303,15 @@ export function agentCardExpress(
   options?: AgentCardOptions,
 ): (req: NodeRequestLike, res: NodeResponseLike) => void {
   const answer = agentCardAnswer(card, options);
+  const wrongHost = allowedHostsCheck(options?.allowedHosts);
   return (req, res) => {
+    const refused = wrongHost(nodeHost(req.headers), req.socket);
+    if (refused !== undefined) {
+      const m = misdirected(refused, req.method);
+      res.writeHead(m.status, m.headers);
+      res.end(m.body);
+      return;
+    }
     const a = answer(req.method ?? "GET", nodeHeaders(req.headers));
     res.writeHead(a.status, a.headers);
     res.end(a.body);
@@ -290,7 +330,14 @@ export function agentCardFastify(
   options?: AgentCardOptions,
 ): (request: NodeRequestLike, reply: FastifyReplyLike) => void {
   const answer = agentCardAnswer(card, options);
+  const wrongHost = allowedHostsCheck(options?.allowedHosts);
   return (request, reply) => {
+    const refused = wrongHost(nodeHost(request.headers), request.raw?.socket ?? request.socket);
+    if (refused !== undefined) {
+      const m = misdirected(refused, "GET");
+      reply.code(m.status).headers(m.headers).serializer(asIs).send(m.body);
+      return;
+    }
     const a = answer(request.method === "HEAD" ? "GET" : (request.method ?? "GET"), nodeHeaders(request.headers));
     reply.code(a.status).headers(a.headers);
     // A 304 goes without a payload: given "", Fastify would add a text/plain
@@ -306,11 +353,19 @@ const asIs = (payload: string): string => payload;
 
 /**
  * A fetch handler serving the card, for Workers, Deno, Bun and the like
- * (route GET and HEAD of the card's path to it).
+ * (route GET and HEAD of the card's path to it). On Node, pass the request's
+ * socket as well, so that `allowedHosts: "auto"` knows where the server listens.
  */
-export function agentCardFetch(card: AgentCardSource, options?: AgentCardOptions): (request: Request) => Response {
+export function agentCardFetch(card: AgentCardSource, options?: AgentCardOptions): (request: Request, socket?: unknown) => Response {
   const answer = agentCardAnswer(card, options);
-  return (request) => {
+  const wrongHost = allowedHostsCheck(options?.allowedHosts);
+  return (request, socket) => {
+    // A fetch runtime builds the URL from the Host it got; node servers keep the header.
+    const refused = wrongHost(request.headers.get("host") ?? hostOf(request.url), socket);
+    if (refused !== undefined) {
+      const m = misdirected(refused, request.method);
+      return new Response(m.body === "" ? null : m.body, { status: m.status, headers: m.headers });
+    }
     const a = answer(request.method, request.headers);
     // A 304 may not have a body; a HEAD's Content-Length stays the GET's.
     return new Response(a.body === "" ? null : a.body, { status: a.status, headers: a.headers });
@@ -325,7 +380,16 @@ export function agentCardFetch(card: AgentCardSource, options?: AgentCardOptions
 export function agentCardHono(
   card: AgentCardSource,
   options?: AgentCardOptions,
-): (c: { readonly req: { readonly raw: Request } }) => Response {
+): (c: { readonly req: { readonly raw: Request }; readonly env?: unknown }) => Response {
   const serve = agentCardFetch(card, options);
-  return (c) => serve(c.req.raw);
+  // On @hono/node-server, `c.env.incoming` is the node request: its socket tells where the server listens.
+  return (c) => serve(c.req.raw, (c.env as { incoming?: { socket?: unknown } } | undefined)?.incoming?.socket);
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }

@@ -153,3 +153,25 @@ export function listenerOf(socket: unknown): Listener | undefined {
 }
 
 const listeners = new WeakMap<object, Listener>();
+
+/**
+ * The `allowedHosts` check for what the service adapters do not serve: the
+ * agent card, an application's own routes, the gRPC port. Give it the
+ * request's Host (HTTP/2: `:authority`) and, on Node, its socket (for
+ * `"auto"`, which checks only a server listening on loopback); it answers
+ * the 421 error to send, or undefined when the Host is served. The same rule
+ * and message as the adapters' option, so one value can go to all of them.
+ * Throws at once on a malformed option, so that a typo fails at start-up.
+ *
+ *     const wrongHost = allowedHostsCheck(allowedHosts);
+ *     const err = wrongHost(req.headers.host, req.socket);
+ *     if (err) return res.writeHead(421, ...).end(JSON.stringify(err.toStatusBody()));
+ */
+export function allowedHostsCheck(
+  option?: AllowedHosts,
+  options: { readonly profile?: "none" | "a2a" } = {},
+): (host: string | undefined, socket?: unknown) => RpcError | undefined {
+  const check = createHostCheck(option, options.profile !== "none");
+  if (check === undefined) return () => undefined;
+  return (host, socket) => check(host, () => (socket === undefined ? undefined : listenerOf(socket)));
+}

@@ -30,4 +30,5 @@ export {
 } from "./agent-card.js";
 export type { AgentCardSource, AgentCardOptions, AgentCardAnswer, AgentCardResponder, HeaderReader } from "./agent-card.js";
 export type { AllowedHosts } from "./hosts.js";
+export { allowedHostsCheck } from "./hosts.js";
 export { DEFAULT_STALL_TIMEOUT_MS } from "./stall.js";
