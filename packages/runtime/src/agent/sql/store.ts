@@ -85,24 +85,29 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     return !isTerminal(state) && !isInterrupted(state);
   };
 
-  /** The event, its push deliveries and the wake-up of the other instances, inside the task's transaction. */
-  async function appendEvent(tx: SqlQueryable, key: TaskKey, seq: number, event: ProtoMessage, at: number): Promise<void> {
-    await tx.query(`INSERT INTO a2a_events (tenant, owner, task_id, seq, format, body) VALUES ($1, $2, $3, $4, $5, $6)`, [
-      key.tenant,
-      key.owner,
-      key.id,
-      seq,
-      FORMAT_PROTOBUF,
-      encode(bound().event, event),
-    ]);
-    await tx.query(
-      `INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at)
-       SELECT tenant, owner, task_id, id, $4, $5 FROM a2a_push_configs
-       WHERE tenant = $1 AND owner = $2 AND task_id = $3 ORDER BY position`,
-      [key.tenant, key.owner, key.id, seq, at],
-    );
-    await tx.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notifyPayload(key, seq)]);
-  }
+  /**
+   * What follows the write of a task's row, in the same statement: a CTE `t`
+   * returns the task's key only when its row was written, and the event, its
+   * push deliveries and the wake-up of the other instances go with it. One
+   * statement is one transaction and one round trip; it answers one row when
+   * the task was written, none when it was not (a stale version).
+   */
+  const AFTER_WRITE = (n: number) => `,
+    e AS (INSERT INTO a2a_events (tenant, owner, task_id, seq, format, body)
+          SELECT tenant, owner, id, $${n}::integer, $${n + 1}::smallint, $${n + 2}::bytea FROM t),
+    o AS (INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at)
+          SELECT c.tenant, c.owner, c.task_id, c.id, $${n}::integer, $${n + 3}::bigint
+          FROM a2a_push_configs c JOIN t ON c.tenant = t.tenant AND c.owner = t.owner AND c.task_id = t.id
+          ORDER BY c.position)
+    SELECT pg_notify($${n + 4}, $${n + 5}) FROM t`;
+  const afterWriteParams = (key: TaskKey, seq: number, event: ProtoMessage, at: number) => [
+    seq,
+    FORMAT_PROTOBUF,
+    encode(bound().event, event),
+    at,
+    EVENTS_CHANNEL,
+    notifyPayload(key, seq),
+  ];
 
   async function versionOf(tx: SqlQueryable, key: TaskKey): Promise<number> {
     const r = await tx.query(`SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [key.tenant, key.owner, key.id]);
@@ -119,31 +124,31 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
   ): Promise<void> {
     const now = Date.now();
     const holder = running(task) ? instance : null;
-    await db.transaction(async (tx) => {
-      const r = await tx.query(
-        `UPDATE a2a_tasks SET context_id = $4, state = $5, updated_at = $6, version = $7, body = $8, format = $9,
+    const r = await db.query(
+      `WITH t AS (
+         UPDATE a2a_tasks SET context_id = $4, state = $5, updated_at = $6, version = $7, body = $8, format = $9,
            lease_holder = $10, lease_until = $11
          WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $12
-           ${onlyExpiredLease ? "AND lease_holder IS NOT NULL AND lease_until < $13" : ""}`,
-        [
-          key.tenant,
-          key.owner,
-          key.id,
-          task.contextId,
-          task.status?.state ?? 0,
-          updatedAt,
-          expected + 1,
-          encode(bound().task, task),
-          FORMAT_PROTOBUF,
-          holder,
-          holder ? now + leaseMs : null,
-          expected,
-          ...(onlyExpiredLease ? [now] : []),
-        ],
-      );
-      if (r.rowCount === 0) throw new StaleVersionError(key, expected, await versionOf(tx, key));
-      await appendEvent(tx, key, expected + 1, event, now);
-    });
+           ${onlyExpiredLease ? "AND lease_holder IS NOT NULL AND lease_until < $19" : ""}
+         RETURNING tenant, owner, id)${AFTER_WRITE(13)}`,
+      [
+        key.tenant,
+        key.owner,
+        key.id,
+        task.contextId,
+        task.status?.state ?? 0,
+        updatedAt,
+        expected + 1,
+        encode(bound().task, task),
+        FORMAT_PROTOBUF,
+        holder,
+        holder ? now + leaseMs : null,
+        expected,
+        ...afterWriteParams(key, expected + 1, event, now),
+        ...(onlyExpiredLease ? [now] : []),
+      ],
+    );
+    if (r.rows.length === 0) throw new StaleVersionError(key, expected, await versionOf(db, key));
   }
 
   const tasks: TaskStore = {
@@ -161,26 +166,26 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     async create(key, task, updatedAt, event) {
       const now = Date.now();
       const holder = running(task) ? instance : null;
-      await db.transaction(async (tx) => {
-        const r = await tx.query(
-          `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
-           VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-          [
-            key.tenant,
-            key.owner,
-            key.id,
-            task.contextId,
-            task.status?.state ?? 0,
-            updatedAt,
-            FORMAT_PROTOBUF,
-            encode(bound().task, task),
-            holder,
-            holder ? now + leaseMs : null,
-          ],
-        );
-        if (r.rowCount === 0) throw new StaleVersionError(key, 0, await versionOf(tx, key));
-        await appendEvent(tx, key, 1, event, now);
-      });
+      const r = await db.query(
+        `WITH t AS (
+           INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
+           VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING
+           RETURNING tenant, owner, id)${AFTER_WRITE(11)}`,
+        [
+          key.tenant,
+          key.owner,
+          key.id,
+          task.contextId,
+          task.status?.state ?? 0,
+          updatedAt,
+          FORMAT_PROTOBUF,
+          encode(bound().task, task),
+          holder,
+          holder ? now + leaseMs : null,
+          ...afterWriteParams(key, 1, event, now),
+        ],
+      );
+      if (r.rows.length === 0) throw new StaleVersionError(key, 0, await versionOf(db, key));
     },
 
     commit: (key, task, expected, updatedAt, event) => commit(key, task, expected, updatedAt, event, false),
