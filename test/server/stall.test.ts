@@ -92,13 +92,18 @@ describe("closeWhenStalled with 0", () => {
 });
 
 /** A ListTasks answer of about 48 MB: more than loopback's socket buffers hold, so a reader that never reads stalls it. */
-const bigList = () => ({ tasks: [{ id: "t1", contextId: "c1", metadata: { big: "x".repeat(48 * 1024 * 1024) } }] });
+const bigList = () => {
+  answered = Date.now();
+  return { tasks: [{ id: "t1", contextId: "c1", metadata: { big: "x".repeat(48 * 1024 * 1024) } }] };
+};
+/** When the handler last answered: the client's stall is timed from there, so a slow machine still stalls it long enough. */
+let answered = 0;
 
 describe.each(frameworks)("the stallTimeoutMs server option (%s)", (framework) => {
   it("closes, after one to two periods, a connection whose client never reads its answer, on HTTP+JSON and JSON-RPC", async () => {
-    const s = await startBoth(framework, { listTasks: bigList }, { stallTimeoutMs: 300 });
+    const s = await startBoth(framework, { listTasks: bigList }, { stallTimeoutMs: 150 });
     try {
-      // Stalled for 2 s, over six periods: closed short of the answer's 48 MB.
+      // Stalled for 1 s, over six periods: closed short of the answer's 48 MB.
       // With the default (30 s) the whole answer would arrive once the client reads.
       const rest = await stalledRead(s.origin, "GET /tasks HTTP/1.1");
       const rpcBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} });
@@ -112,7 +117,7 @@ describe.each(frameworks)("the stallTimeoutMs server option (%s)", (framework) =
 });
 
 /**
- * Sends a request on a raw connection that reads nothing for 2 s, then reads
+ * Sends a request on a raw connection that reads nothing for 1 s, then reads
  * what reaches it until the connection ends; resolves with the bytes read. A
  * server that gave up on the stalled answer ends it short of the whole answer.
  */
@@ -127,7 +132,12 @@ function stalledRead(origin: string, head: string, body = ""): Promise<number> {
     client.once("close", () => resolve(got));
     const type = body === "" ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
     client.write(`${head}\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nConnection: close\r\n${type}\r\n${body}`);
-    setTimeout(() => client.resume(), 2_000);
+    const since = Date.now();
+    const wait = setInterval(() => {
+      if (answered < since || Date.now() - answered < 1_000) return;
+      clearInterval(wait);
+      client.resume();
+    }, 50);
   });
 }
 
