@@ -191,11 +191,25 @@ export async function openPglite(dataDir: string, _options: PgliteClientOptions 
   } catch (e) {
     throw new Error(`cannot open the PGlite data directory ${dataDir}: ${(e as Error).message}`, { cause: e });
   }
-  type On = {
-    query: (t: string, p?: unknown[]) => Promise<{ rows: unknown[]; affectedRows?: number }>;
-    exec: (t: string) => Promise<unknown>;
-  };
-  const wrap = (on: On): SqlQueryable => ({
+  return pgliteClient(db);
+}
+
+/** The part of a PGlite instance the client uses (structural, so that the package stays an optional import). */
+export interface PgliteLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[]; affectedRows?: number }>;
+  exec(text: string): Promise<unknown>;
+  transaction<T>(fn: (tx: Pick<PgliteLike, "query" | "exec">) => Promise<T>): Promise<T>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A client over a PGlite instance that is already open (`close()` closes it):
+ * for callers that open PGlite themselves, e.g. with options of their own or
+ * as a clone of another instance.
+ */
+export function pgliteClient(db: PgliteLike): SqlClient {
+  const wrap = (on: Pick<PgliteLike, "query" | "exec">): SqlQueryable => ({
     async query(text, params) {
       const r = await on.query(text, params as unknown[]);
       return { rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows ?? r.rows.length };
