@@ -3,8 +3,10 @@
 // refused on HTTP+JSON and /jsonrpc; a DNS-rebinding page (a Host that is not
 // the loopback agent's) reads nothing; what the HTTP parser refuses is a
 // google.rpc.Status on Fastify. Against example/server.ts on each framework,
-// listening on 127.0.0.1 with its default allowedHosts.
+// listening on 127.0.0.1 with its default allowedHosts: HTTP+JSON, JSON-RPC,
+// the card, the docs pages and the gRPC port.
 import { connect } from "node:net";
+import http2 from "node:http2";
 import { tsImport } from "tsx/esm/api";
 
 const { startExampleAgent } = await tsImport("../../example/server.ts", import.meta.url);
@@ -27,9 +29,26 @@ function raw(origin, head, host) {
   });
 }
 
+/** One h2c POST of an empty gRPC ListTasks with the `:authority` given; the status and grpc-status. */
+function grpcWithAuthority(target, authority) {
+  return new Promise((resolve) => {
+    const session = http2.connect(`http://${target}`);
+    session.on("error", () => resolve({ status: 0 }));
+    const req = session.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/ListTasks", ":authority": authority, "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+    let status = 0;
+    let grpcStatus;
+    req.on("response", (h) => ((status = h[":status"]), (grpcStatus ??= h["grpc-status"])));
+    req.on("trailers", (t) => (grpcStatus ??= t["grpc-status"]));
+    req.on("data", () => {});
+    req.on("error", () => {});
+    req.on("close", () => (session.close(), resolve({ status, grpcStatus })));
+    req.end(Uint8Array.of(0, 0, 0, 0, 0));
+  });
+}
+
 export async function run(probe) {
   for (const framework of ["express", "fastify", "hono"]) {
-    const agent = await startExampleAgent({ framework, port: 0, grpcPort: -1 });
+    const agent = await startExampleAgent({ framework, port: 0, grpcPort: 0 });
     const tag = `[${framework}]`;
     const port = new URL(agent.url).port;
     try {
@@ -47,6 +66,15 @@ export async function run(probe) {
       probe(`${tag} rebinding: GET /tasks with Host rebind.attacker.example is 421`, rebind.status === 421, `HTTP ${rebind.status}`);
       const rebindRpc = await raw(agent.url, "POST /jsonrpc HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 43", `rebind.attacker.example:${port}`);
       probe(`${tag} rebinding: POST /jsonrpc with that Host is 421`, rebindRpc.status === 421, `HTTP ${rebindRpc.status}`);
+      const card = await raw(agent.url, "GET /.well-known/agent-card.json HTTP/1.1", `rebind.attacker.example:${port}`);
+      probe(`${tag} rebinding: the agent card with that Host is 421`, card.status === 421, `HTTP ${card.status}`);
+      const docs = await raw(agent.url, "GET /openapi.json HTTP/1.1", `rebind.attacker.example:${port}`);
+      probe(`${tag} rebinding: the example's /openapi.json with that Host is 421`, docs.status === 421, `HTTP ${docs.status}`);
+      const grpcPort = agent.grpcTarget.split(":").pop();
+      const grpc = await grpcWithAuthority(agent.grpcTarget, `rebind.attacker.example:${grpcPort}`);
+      probe(`${tag} rebinding: gRPC ListTasks with :authority rebind.attacker.example is INVALID_ARGUMENT`, grpc.grpcStatus === "3", `HTTP ${grpc.status}, grpc-status ${grpc.grpcStatus}`);
+      const grpcLocal = await grpcWithAuthority(agent.grpcTarget, `localhost:${grpcPort}`);
+      probe(`${tag} rebinding: gRPC with :authority localhost:<port> is served`, grpcLocal.grpcStatus === "0", `grpc-status ${grpcLocal.grpcStatus}`);
       const local = await raw(agent.url, "GET /tasks HTTP/1.1", `localhost:${port}`);
       probe(`${tag} rebinding: Host localhost:<port> is served`, local.status === 200, `HTTP ${local.status}`);
 

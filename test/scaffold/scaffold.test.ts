@@ -1,4 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import http2 from "node:http2";
+import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -99,6 +101,37 @@ async function send(url: string, text: string): Promise<TaskJson> {
   return ((await res.json()) as { task: TaskJson }).task;
 }
 
+/** The status of a raw GET or POST with exactly the Host given. */
+function statusWithHost(url: string, head: string, host: string, body = ""): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (c: string) => (text += c));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+    const type = body === "" ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+    socket.write(`${head}\r\nHost: ${host}\r\nA2A-Version: 1.0\r\nConnection: close\r\n${type}\r\n${body}`);
+  });
+}
+
+/** The grpc-status of an empty gRPC ListTasks sent to `target` with the `:authority` given. */
+function grpcStatusWithAuthority(target: string, authority: string): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://${target}`);
+    session.on("error", reject);
+    const req = session.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/ListTasks", ":authority": authority, "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+    let status: string | undefined;
+    req.on("response", (h) => (status ??= h["grpc-status"] as string | undefined));
+    req.on("trailers", (t) => (status ??= t["grpc-status"] as string | undefined));
+    req.on("data", () => {});
+    req.on("end", () => (session.close(), resolve(status)));
+    req.on("error", reject);
+    req.end(Uint8Array.of(0, 0, 0, 0, 0));
+  });
+}
+
 describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framework) => {
   const dir = join(tmp, `agent-${framework}`);
 
@@ -133,6 +166,18 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
       };
       expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
       expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC", "GRPC"]);
+
+      // DNS rebinding: a Host that is not a loopback name is refused on every route and on the gRPC port.
+      const { port } = new URL(url);
+      const grpcTarget = card.supportedInterfaces[2]!.url;
+      const grpcPort = grpcTarget.split(":").pop()!;
+      const evil = `rebind.attacker.example:${port}`;
+      expect(await statusWithHost(url, "GET /.well-known/agent-card.json HTTP/1.1", evil)).toBe(421);
+      expect(await statusWithHost(url, "GET /tasks HTTP/1.1", evil)).toBe(421);
+      expect(await statusWithHost(url, "POST /jsonrpc HTTP/1.1", evil, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }))).toBe(421);
+      expect(await grpcStatusWithAuthority(grpcTarget, `rebind.attacker.example:${grpcPort}`)).toBe("3");
+      expect(await statusWithHost(url, "GET /.well-known/agent-card.json HTTP/1.1", `localhost:${port}`)).toBe(200);
+      expect(await grpcStatusWithAuthority(grpcTarget, `localhost:${grpcPort}`)).toBe("0");
 
       // SendMessage answers a COMPLETED task whose artifact echoes the text.
       const task = await send(url, "hi");
@@ -317,11 +362,29 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
     }
   }, 60_000);
 
+  test("GRPC_MAX_STREAMS and GRPC_IDLE_MS bound the gRPC port; ALLOWED_HOSTS=any serves any Host", async () => {
+    const server = await startWith(dir, { PORT: "0", GRPC_PORT: "0", GRPC_MAX_STREAMS: "7", GRPC_IDLE_MS: "400", ALLOWED_HOSTS: "any" });
+    try {
+      const card = (await (await fetch(server.url + "/.well-known/agent-card.json")).json()) as { supportedInterfaces: { url: string }[] };
+      const session = http2.connect(`http://${card.supportedInterfaces[2]!.url}`);
+      const settings = await new Promise<http2.Settings>((ok) => session.once("remoteSettings", ok));
+      expect(settings.maxConcurrentStreams).toBe(7);
+      // Nothing sent: the server closes the idle session after GRPC_IDLE_MS.
+      await new Promise<void>((ok) => session.once("close", () => ok()));
+      expect(await statusWithHost(server.url, "GET /.well-known/agent-card.json HTTP/1.1", "rebind.attacker.example")).toBe(200);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
+
   test.each([
     [{ PORT: "abc" }, "PORT=abc is not a port: give a number from 0 (any free port) to 65535"],
     [{ PORT: "70000" }, "PORT=70000 is not a port"],
     [{ GRPC_PORT: "-2" }, "GRPC_PORT=-2 is not a port: give a number from 0 (any free port) to 65535, or off for no gRPC"],
     [{ PORT: "41999", GRPC_PORT: "41999" }, "PORT and GRPC_PORT are both 41999"],
+    [{ GRPC_MAX_STREAMS: "0" }, "GRPC_MAX_STREAMS=0 is not a whole number of at least 1"],
+    [{ GRPC_IDLE_MS: "5s" }, "GRPC_IDLE_MS=5s is not a whole number of at least 0"],
+    [{ ALLOWED_HOSTS: "agent.example/x" }, 'ALLOWED_HOSTS=agent.example/x: allowedHosts: "agent.example/x" is not a host name'],
   ])("%j is refused in one line", async (env, message) => {
     const { code, stdout, stderr } = await runMain(dir, env);
     expect(code).toBe(1);
