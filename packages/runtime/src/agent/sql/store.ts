@@ -210,10 +210,11 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
         page += ` AND (updated_at < $${a} OR (updated_at = $${a} AND id COLLATE "C" < $${a + 1}))`;
       }
       pageParams.push(query.pageSize + 1);
-      // One more than a page, to know whether there is a next one.
+      // One more than a page, to know whether there is a next one. The order names the
+      // column, not the float8 output of the same name, so that the indexes serve it.
       const r = await db.query(
         `SELECT id, updated_at::float8 AS updated_at, format, body FROM a2a_tasks WHERE ${page}
-         ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $${pageParams.length}`,
+         ORDER BY a2a_tasks.updated_at DESC, id COLLATE "C" DESC LIMIT $${pageParams.length}`,
         pageParams,
       );
       const rows = r.rows.slice(0, query.pageSize);
