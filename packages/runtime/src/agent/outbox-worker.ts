@@ -70,7 +70,10 @@ export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, option
       // Each item is the head of its own config: they may all go at once.
       const results = await Promise.allSettled(items.map(deliver));
       for (const r of results) if (r.status === "rejected") options.onError(r.reason);
-      if (items.length === batch) again = true;
+      // A delivery done makes its config's next one due now: claim again at
+      // once rather than a poll later (else each event of a config waited
+      // pollMs behind the one before). A round that claimed nothing ends it.
+      if (items.length > 0) again = true;
     } while (again && !closed);
   }
 
