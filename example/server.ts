@@ -19,7 +19,7 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { grpcServerOptions, withAllowedHosts, type GrpcServerLimits } from "a2a-http/connect";
+import { grpcServerOptions, withAllowedHosts, withRequestBounds, type GrpcServerLimits } from "a2a-http/connect";
 import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
@@ -27,7 +27,7 @@ import { Hono } from "hono";
 import { agentCardExpress, agentCardFastify, agentCardHono, allowedHostsCheck, fastifyOptions } from "a2a-http";
 import type { AllowedHosts } from "a2a-http";
 import { StoreError, openStore } from "a2a-http/stores";
-import { AgentCardSchema } from "../gen/a2a_pb.js";
+import { A2AService, AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
 import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../gen/a2a_http_fastify.js";
@@ -75,8 +75,13 @@ async function startGrpc(
 ) {
   // connect-es's defaults read 4 GiB messages and allow 2^32-1 streams: bounded here (docs/security.md).
   const o = grpcServerOptions(limits);
+  // The element cap counted on the wire, before connect-es decodes (it has no hook of its own there).
+  const bounded = withRequestBounds(connectNodeAdapter({ routes: a2aServiceConnect(handlers), ...o.adapter }), {
+    services: [A2AService],
+    readMaxBytes: o.adapter.readMaxBytes,
+  });
   // The Host check of the HTTP port, here too (connect-es answers any Host).
-  const adapter = withAllowedHosts(connectNodeAdapter({ routes: a2aServiceConnect(handlers), ...o.adapter }), { allowedHosts });
+  const adapter = withAllowedHosts(bounded, { allowedHosts });
   const server = http2.createServer(o.http2, adapter);
   server.setTimeout(o.idleTimeoutMs);
   const sessions = new Set<http2.ServerHttp2Session>();

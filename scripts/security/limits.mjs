@@ -26,6 +26,32 @@ async function taskCount(agent) {
   return res.status === 200 ? ((await res.json()).tasks ?? []).length : -res.status;
 }
 
+/** SendMessageRequest{message{message_id "m", role USER, parts[{data: Value{list_value: n x null}}]}} written by hand (protobuf-es takes seconds for 1M Values). */
+function nullValuesOnTheWire(n) {
+  const varint = (v) => {
+    const out = [];
+    for (; v > 127; v = Math.floor(v / 128)) out.push((v & 127) | 128);
+    out.push(v);
+    return out;
+  };
+  const field = (tag, payload) => {
+    const head = [tag, ...varint(payload.length)];
+    const out = new Uint8Array(head.length + payload.length);
+    out.set(head);
+    out.set(payload, head.length);
+    return out;
+  };
+  const list = new Uint8Array(n * 4);
+  for (let i = 0; i < n; i++) list.set([0x0a, 0x02, 0x08, 0x00], i * 4);
+  const part = field(0x22, field(0x32, list));
+  const head = Uint8Array.from([0x0a, 0x01, 0x6d, 0x20, 0x01]);
+  const parts = field(0x2a, part);
+  const message = new Uint8Array(head.length + parts.length);
+  message.set(head);
+  message.set(parts, head.length);
+  return field(0x12, message);
+}
+
 async function grpcError(promise) {
   const e = await promise.then(() => undefined, (x) => x);
   return e instanceof ConnectError ? e.code : e === undefined ? "accepted" : String(e);
@@ -96,6 +122,27 @@ async function probeFramework(framework, probe) {
     const big = create(pb.SendMessageRequestSchema, { message: { messageId: "big", role: pb.Role.USER, parts: [{ content: { case: "text", value: "x".repeat(5 * 1024 * 1024) } }] } });
     const bigCode = await grpcError(grpc.sendMessage(big, { headers: { "a2a-version": "1.0" } }));
     p("gRPC message over 4 MiB refused (RESOURCE_EXHAUSTED)", bigCode === 8, `code ${bigCode}`);
+    // Item 3 on gRPC: 4 MiB of null Values (about 1M, 1.2 s for protobuf-es to decode) refused on the wire first.
+    const nullsBytes = nullValuesOnTheWire(1_048_000);
+    const frame = new Uint8Array(5 + nullsBytes.length);
+    new DataView(frame.buffer).setUint32(1, nullsBytes.length);
+    frame.set(nullsBytes, 5);
+    const h2 = http2.connect(`http://${agent.grpcTarget}`);
+    h2.on("error", () => {});
+    const t1 = performance.now();
+    const wire = await new Promise((ok) => {
+      const req = h2.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/SendMessage", "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+      let code;
+      req.on("response", (h) => (code ??= h["grpc-status"]));
+      req.on("trailers", (t) => (code ??= t["grpc-status"]));
+      req.on("data", () => {});
+      req.on("error", () => {});
+      req.on("close", () => ok(code));
+      req.end(frame);
+    });
+    const wireMs = performance.now() - t1;
+    h2.destroy();
+    p("gRPC 4 MiB of null Values (1M elements) refused before decoding (RESOURCE_EXHAUSTED)", wire === "8" && wireMs < 1000, `grpc-status ${wire} in ${wireMs.toFixed(0)} ms`);
     const session = http2.connect(`http://${agent.grpcTarget}`);
     session.on("error", () => {});
     const settings = await new Promise((ok) => session.once("remoteSettings", ok));

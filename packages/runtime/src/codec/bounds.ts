@@ -25,7 +25,7 @@ export const DEFAULT_MAX_ELEMENTS = 100_000;
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor"]);
 
 /** More elements than the limit: 413, like a body over the size limit. */
-function tooMany(max: number): RpcError {
+export function tooMany(max: number): RpcError {
   return new RpcError(
     Code.RESOURCE_EXHAUSTED,
     `the request holds more than ${max} elements (JSON values, or list items, map entries and Values); send less per request`,

@@ -215,6 +215,8 @@ function outgoingDetail(d: ErrorDetail, registry: Registry | undefined): { desc:
 export { DEFAULT_GRPC_LIMITS, grpcServerOptions } from "./server-limits.js";
 export type { GrpcServerLimits, GrpcServerOptions } from "./server-limits.js";
 export { withAllowedHosts } from "./hosts.js";
+export { withRequestBounds } from "./node-bounds.js";
+export type { RequestBoundsOptions } from "./node-bounds.js";
 
 /** google.rpc's detail messages, for reading status details with connect-es (`error.findDetails(ErrorInfoSchema)`). */
 export { ErrorInfoSchema, BadRequestSchema, file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
