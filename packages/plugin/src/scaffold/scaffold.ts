@@ -107,6 +107,8 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     engine,
     protoFile,
     httpModule: protoFile.replace(/\.proto$/, "") + "_http",
+    // protoc-gen-es's module of the proto, which exports the service descriptor.
+    pbModule: protoFile.replace(/\.proto$/, "") + "_pb",
     serviceName: service.name,
     serviceTypeName: service.typeName,
     fnPrefix: lowerFirstWord(service.name),

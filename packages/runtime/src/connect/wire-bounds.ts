@@ -76,6 +76,16 @@ class WireWalk {
       throw new RpcError(Code.INVALID_ARGUMENT, `the request nests messages more than ${MAX_WIRE_DEPTH} deep`);
     }
     this.add(1);
+    // JSON's own types count as checkMessage counts them: a Value once (as the
+    // JSON value it is), whatever messages protobuf wraps it in.
+    switch (desc.typeName) {
+      case "google.protobuf.Value":
+        return this.value(start, end, depth);
+      case "google.protobuf.Struct":
+        return this.entries(start, end, depth, 2);
+      case "google.protobuf.ListValue":
+        return this.entries(start, end, depth, 0);
+    }
     const fields = fieldsOf(desc);
     this.pos = start;
     while (this.pos < end) {
@@ -108,6 +118,79 @@ class WireWalk {
           throw MALFORMED;
       }
       if (this.pos > end) throw MALFORMED;
+    }
+  }
+
+  /** Skips a field's value of wire type `wire` (not length-delimited). */
+  private skip(wire: number, end: number): void {
+    if (wire === 0) this.varint(end);
+    else if (wire === 1) this.pos += 8;
+    else if (wire === 5) this.pos += 4;
+    else throw MALFORMED;
+    if (this.pos > end) throw MALFORMED;
+  }
+
+  /** A google.protobuf.Value's fields: its struct_value (5) and list_value (6) hold more. */
+  private value(start: number, end: number, depth: number): void {
+    if (depth > MAX_WIRE_DEPTH) throw new RpcError(Code.INVALID_ARGUMENT, `the request nests messages more than ${MAX_WIRE_DEPTH} deep`);
+    this.pos = start;
+    while (this.pos < end) {
+      const tag = this.varint(end);
+      if ((tag & 7) !== 2) {
+        this.skip(tag & 7, end);
+        continue;
+      }
+      const len = this.varint(end);
+      const from = this.pos;
+      if (from + len > end) throw MALFORMED;
+      const no = Math.floor(tag / 8);
+      if (no === 5) this.entries(from, from + len, depth + 1, 2);
+      else if (no === 6) this.entries(from, from + len, depth + 1, 0);
+      this.pos = from + len;
+    }
+  }
+
+  /**
+   * A Struct's map entries (their Value is field `valueField`, 2) or a
+   * ListValue's values (the entry is the Value itself, `valueField` 0): one
+   * element each, as checkMessage counts keys and list items.
+   */
+  private entries(start: number, end: number, depth: number, valueField: number): void {
+    if (depth > MAX_WIRE_DEPTH) throw new RpcError(Code.INVALID_ARGUMENT, `the request nests messages more than ${MAX_WIRE_DEPTH} deep`);
+    this.pos = start;
+    while (this.pos < end) {
+      const tag = this.varint(end);
+      if ((tag & 7) !== 2) {
+        this.skip(tag & 7, end);
+        continue;
+      }
+      const len = this.varint(end);
+      const from = this.pos;
+      const to = from + len;
+      if (to > end) throw MALFORMED;
+      if (Math.floor(tag / 8) === 1) {
+        this.add(1);
+        if (valueField === 0) this.value(from, to, depth + 1);
+        else this.entryValue(from, to, depth + 1);
+      }
+      this.pos = to;
+    }
+  }
+
+  /** A Struct entry: its field 2 is the Value. */
+  private entryValue(start: number, end: number, depth: number): void {
+    this.pos = start;
+    while (this.pos < end) {
+      const tag = this.varint(end);
+      if ((tag & 7) !== 2) {
+        this.skip(tag & 7, end);
+        continue;
+      }
+      const len = this.varint(end);
+      const from = this.pos;
+      if (from + len > end) throw MALFORMED;
+      if (Math.floor(tag / 8) === 2) this.value(from, from + len, depth + 1);
+      this.pos = from + len;
     }
   }
 
