@@ -422,6 +422,49 @@ describeSqlEngines((engine) => {
     });
   });
 
+  describe("long keys", () => {
+    /** Random letters: they do not compress, so the database's index could not take a longer key. */
+    const letters = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
+
+    it("the longest key the store takes (2 048 bytes, non-ASCII) is written, read and announced to the other instances", async () => {
+      // "é" is 2 bytes: tenant, owner, id and context id come to exactly MAX_KEY_BYTES.
+      const long = { ...key, owner: "é".repeat(500), id: letters(2048 - Buffer.byteLength(tenant) - 1000 - 3) };
+      const other = (await openStore(db(), { instance: "long-watcher" })).store;
+      const seen: number[] = [];
+      const stop = await other.shared!.watch((k, seq) => k.owner === long.owner && seen.push(seq), () => {});
+      try {
+        const t = task(long.id, TaskState.WORKING, "ctx");
+        await store.tasks.create(long, t, 1000, event(t));
+        const done = task(long.id, TaskState.COMPLETED, "ctx");
+        await store.tasks.commit(long, done, 1, 2000, event(done));
+        expect((await store.tasks.get(long))?.version).toBe(2);
+        await eventually(() => seen.length === 2);
+      } finally {
+        await stop();
+      }
+    });
+
+    it("a longer task key or push config id is refused with INVALID_ARGUMENT naming the limit, and nothing is written", async () => {
+      const id = letters(4000);
+      const k = { ...key, id };
+      const e = await rejection(store.tasks.create(k, task(id, TaskState.WORKING), 1000, event(task(id, TaskState.WORKING))));
+      expect(isRpcError(e), String(e)).toBe(true);
+      expect((e as { code: number }).code).toBe(Code.INVALID_ARGUMENT);
+      expect((e as Error).message).toMatch(/too long for the SQL store, \d+ bytes of tenant, owner and ids, at most 2048/);
+      expect(await store.tasks.get(k)).toBeUndefined();
+      // A context id counts too (ListTasks' index by context holds it with the key).
+      const ctxLong = await rejection(store.tasks.create(key, task(key.id, TaskState.WORKING, letters(3000)), 1000, event(task(key.id, TaskState.WORKING))));
+      expect((ctxLong as { code: number }).code).toBe(Code.INVALID_ARGUMENT);
+      expect(await store.tasks.get(key)).toBeUndefined();
+
+      const t = task(key.id, TaskState.WORKING);
+      await store.tasks.create(key, t, 1000, event(t));
+      const c = await rejection(store.pushConfigs.put(key, config(key.id, letters(3000))));
+      expect((c as { code: number }).code).toBe(Code.INVALID_ARGUMENT);
+      expect(await store.pushConfigs.list(key)).toEqual([]);
+    });
+  });
+
   describe("the push outbox (a database of its own: claims see every task)", () => {
     const odb = useDatabase(engine);
     let ostore: AgentStore;
@@ -490,6 +533,16 @@ describeSqlEngines((engine) => {
       const again = await outbox.claim(10, 60_000);
       expect(again.map((x) => x.id)).toEqual([first[0]!.id]);
       await outbox.done(again[0]!.id);
+      // The same event enqueued twice for one config (a retried enqueue): still one at a time.
+      await outbox.enqueue(key, "late", 1);
+      await outbox.enqueue(key, "late", 1);
+      const dup = await outbox.claim(10, 60_000);
+      expect(dup).toHaveLength(1);
+      expect(await outbox.claim(10, 60_000)).toEqual([]);
+      await outbox.done(dup[0]!.id);
+      const dup2 = await outbox.claim(10, 60_000);
+      expect(dup2).toHaveLength(1);
+      await outbox.done(dup2[0]!.id);
       // A deleted config takes its pending deliveries with it.
       const t1 = task(key.id, TaskState.COMPLETED);
       await ostore.tasks.commit(key, t1, 1, 2000, event(t1));

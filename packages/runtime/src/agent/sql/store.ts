@@ -41,9 +41,16 @@ export interface SqlStoreOptions {
 
 /** The only encoding so far: protobuf binary of the user's message. */
 const FORMAT_PROTOBUF = 1;
-/** pg_notify refuses payloads of 8000 bytes or more; longer keys wake everyone instead. */
+/** pg_notify refuses payloads of 8000 bytes or more (bytes, not characters); longer keys wake everyone instead. */
 const MAX_NOTIFY_PAYLOAD = 7_900;
 export const EVENTS_CHANNEL = "a2a_events";
+/**
+ * Most UTF-8 bytes of the text in one index entry (tenant, owner, task id and
+ * context id, or a push config's id): a btree entry holds at most 2 704 bytes,
+ * and past that PostgreSQL fails the write with "index row size exceeds btree
+ * maximum", which a client would only see as an internal error.
+ */
+export const MAX_KEY_BYTES = 2_048;
 
 /** A store on an open database; `close()` closes the database too. */
 export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {}): Promise<AgentStore> {
@@ -74,9 +81,20 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     }
   }
 
+  const short = (id: string) => (id.length > 64 ? `${id.slice(0, 64)}…` : id);
+  /** Refuses, before any write, keys the tables' indexes could not take. */
+  const checkKeySize = (what: string, ...parts: string[]): void => {
+    const bytes = parts.reduce((n, p) => n + Buffer.byteLength(p, "utf8"), 0);
+    if (bytes > MAX_KEY_BYTES) {
+      throw new RpcError(Code.INVALID_ARGUMENT, `${what} too long for the SQL store, ${bytes} bytes of tenant, owner and ids, at most ${MAX_KEY_BYTES}`);
+    }
+  };
+
   const notifyPayload = (key: TaskKey, seq: number): string => {
     const p = JSON.stringify([instance, key.tenant, key.owner, key.id, seq]);
-    return p.length < MAX_NOTIFY_PAYLOAD ? p : JSON.stringify([instance]);
+    // Measured in UTF-8 bytes: a key of 3 000 "é" is 6 000 bytes, and a payload
+    // pg_notify refuses would fail the whole commit.
+    return Buffer.byteLength(p, "utf8") < MAX_NOTIFY_PAYLOAD ? p : JSON.stringify([instance]);
   };
 
   /** Whether an executor is at work on a task in this state: then its instance holds a lease. */
@@ -164,6 +182,7 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     },
 
     async create(key, task, updatedAt, event) {
+      checkKeySize(`task ${short(key.id)}:`, key.tenant, key.owner, key.id, task.contextId);
       const now = Date.now();
       const holder = running(task) ? instance : null;
       const r = await db.query(
@@ -254,6 +273,7 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
 
   const pushConfigs: PushConfigStore = {
     async put(key, config) {
+      checkKeySize(`push config ${short(config.id)}:`, key.tenant, key.owner, key.id, config.id);
       await db.transaction(async (tx) => {
         // The count and the insert under the task's row lock, so two puts cannot both pass the limit.
         const t = await tx.query(`SELECT 1 FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3 FOR UPDATE`, [key.tenant, key.owner, key.id]);
@@ -398,13 +418,15 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
                AND NOT EXISTS (
                  SELECT 1 FROM a2a_push_outbox e
                  WHERE e.tenant = h.tenant AND e.owner = h.owner AND e.task_id = h.task_id
-                   AND e.config_id = h.config_id AND e.seq < h.seq)
+                   AND e.config_id = h.config_id AND (e.seq < h.seq OR (e.seq = h.seq AND e.id < h.id)))
              ORDER BY h.id LIMIT $4 FOR UPDATE SKIP LOCKED)
            RETURNING o.id::text AS id, o.tenant, o.owner, o.task_id, o.config_id, o.seq, o.attempts`,
           [instance, now + claimMs, now, limit],
         );
         const items: OutboxItem[] = [];
-        for (const row of r.rows) {
+        // RETURNING follows no order: hand them out oldest first.
+        const rows = [...r.rows].sort((a, b) => Number(a["id"]) - Number(b["id"]));
+        for (const row of rows) {
           const key = keyOfRow(row);
           const id = String(row["id"]);
           try {
@@ -415,14 +437,14 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
             );
             if (!config || !ev.rows[0]) {
               // The config was deleted, or the task is gone: nothing to send.
-              await this.done(id);
+              await shared.outbox.done(id);
               continue;
             }
             const event = decode<ProtoMessage>(bound().event, ev.rows[0], `event ${String(row["seq"])} of task ${key.id}`);
             items.push({ id, key, config, event, attempts: Number(row["attempts"]) });
           } catch (e) {
             onError(e);
-            await this.done(id);
+            await shared.outbox.done(id);
           }
         }
         return items;
