@@ -30,9 +30,10 @@ export interface TestDatabase {
   connect(): Promise<SqlClient>;
 }
 
+export type EngineName = "PGlite" | "PostgreSQL";
+
 export interface SqlEngine {
-  /** "PGlite" or "PostgreSQL". */
-  readonly name: string;
+  readonly name: EngineName;
   /** A new empty database (no schema yet: the store migrates it). */
   database(): Promise<TestDatabase>;
   /** Closes every client and drops every database made. */
@@ -85,7 +86,8 @@ function postgresEngine(serverUrl: string): SqlEngine {
    */
   let closing = false;
   const onError = (e: unknown) => {
-    if (!closing) console.error("a2a-http store (test database):", e);
+    // 57P01 admin_shutdown: a test terminated a connection on purpose (the listener's reconnect).
+    if (!closing && (e as { code?: string }).code !== "57P01") console.error("a2a-http store (test database):", e);
   };
   const adminClient = () => (admin ??= connectPostgres(serverUrl, { max: 2, onError }));
   return {
@@ -127,7 +129,7 @@ function postgresEngine(serverUrl: string): SqlEngine {
  * the engine closed after the block. PostgreSQL without DATABASE_URL: a
  * skipped block whose name says why, or under CI=true one failing test.
  */
-export function describeSqlEngines(body: (engine: () => SqlEngine) => void): void {
+export function describeSqlEngines(body: (engine: () => SqlEngine, name: EngineName) => void): void {
   describeOn(pgliteEngine(), body);
   if (url) {
     describeOn(postgresEngine(url), body);
@@ -141,15 +143,15 @@ export function describeSqlEngines(body: (engine: () => SqlEngine) => void): voi
     describe.skip("PostgreSQL (skipped: DATABASE_URL is not set; `scripts/pg-cluster.sh start DIR` prints one)", () => {
       body(() => {
         throw new Error("no PostgreSQL");
-      });
+      }, "PostgreSQL");
     });
   }
 }
 
-function describeOn(engine: SqlEngine, body: (engine: () => SqlEngine) => void): void {
+function describeOn(engine: SqlEngine, body: (engine: () => SqlEngine, name: EngineName) => void): void {
   describe(engine.name, () => {
     afterAll(() => engine.close(), 60_000);
-    body(() => engine);
+    body(() => engine, engine.name);
   });
 }
 

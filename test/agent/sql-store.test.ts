@@ -22,7 +22,10 @@ import {
   type Task,
   type TaskPushNotificationConfig,
 } from "../../gen/a2a_pb.js";
-import type { SqlClient } from "../../packages/runtime/src/agent/sql/client.js";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectPostgres, openPglite, type SqlClient } from "../../packages/runtime/src/agent/sql/client.js";
 import { SCHEMA_VERSION, SchemaOutdatedError, SchemaTooNewError, migrate } from "../../packages/runtime/src/agent/sql/migrations.js";
 import { createSqlStore, type SqlStoreOptions } from "../../packages/runtime/src/agent/sql/store.js";
 import { rejection } from "../interop/harness/util.js";
@@ -69,7 +72,7 @@ async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): P
   }
 }
 
-describeSqlEngines((engine) => {
+describeSqlEngines((engine, engineName) => {
   const db = useDatabase(engine);
   let store: AgentStore;
   let client: SqlClient;
@@ -322,6 +325,19 @@ describeSqlEngines((engine) => {
       expect(errors.map((e) => String((e as Error).message))).toEqual([expect.stringContaining("task garbage"), expect.stringContaining("task future")]);
       expect((await store.tasks.get({ ...key, id: "good" }))?.task.id).toBe("good");
     });
+
+    it("an unreadable event fails events() with DATA_LOSS naming the event and its task", async () => {
+      const t = task(key.id, TaskState.WORKING);
+      await store.tasks.create(key, t, 1000, event(t));
+      const done = task(key.id, TaskState.COMPLETED);
+      await store.tasks.commit(key, done, 1, 2000, event(done));
+      await client.query(`UPDATE a2a_events SET format = 99 WHERE tenant = $1 AND seq = 2`, [tenant]);
+      const e = await rejection(store.tasks.events(key, 0));
+      expect((e as { code: number }).code).toBe(Code.DATA_LOSS);
+      expect((e as Error).message).toContain(`event 2 of task ${key.id}`);
+      // A reader that resumes after it is not stuck on it.
+      expect(await store.tasks.events(key, 2)).toEqual([]);
+    });
   });
 
   describe("leases", () => {
@@ -418,6 +434,28 @@ describeSqlEngines((engine) => {
       } finally {
         await stopHere();
         await stopThere();
+      }
+    });
+  });
+
+  describe.runIf(engineName === "PostgreSQL")("a lost LISTEN connection", () => {
+    it("comes back by itself: watch() reports onMissed (so the engine catches up), then events flow again", async () => {
+      const other = (await openStore(db(), { instance: "reconnecting" })).store;
+      let missed = 0;
+      const seen: number[] = [];
+      const stop = await other.shared!.watch((k, seq) => k.tenant === tenant && seen.push(seq), () => missed++);
+      try {
+        const killed = await client.query(
+          `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,
+        );
+        expect(killed.rows.length).toBeGreaterThan(0);
+        await eventually(() => missed >= 1, 10_000);
+        const t = task(key.id, TaskState.WORKING);
+        await store.tasks.create(key, t, 1000, event(t));
+        await eventually(() => seen.length === 1);
+        expect(seen).toEqual([1]);
+      } finally {
+        await stop();
       }
     });
   });
@@ -584,5 +622,41 @@ describeSqlEngines((engine) => {
         expect((e as Error).message).toContain(`version ${SCHEMA_VERSION + 1}, newer than this a2a-http knows (${SCHEMA_VERSION})`);
       }
     });
+  });
+});
+
+describe("opening a database", () => {
+  it("PGlite on a data directory keeps tasks, events and push configs across a close and a reopen", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "a2a-pglite-"));
+    try {
+      const k = { tenant: "", owner: "alice", id: "durable" };
+      const first = await createSqlStore(await openPglite(dir), { migrate: true });
+      first.bind?.(schemas);
+      const t = task(k.id, TaskState.WORKING);
+      await first.tasks.create(k, t, 1000, event(t));
+      await first.pushConfigs.put(k, config(k.id, "c"));
+      const done = task(k.id, TaskState.COMPLETED);
+      await first.tasks.commit(k, done, 1, 2000, event(done));
+      await first.close?.();
+
+      // Reopened without migrate: the schema is there.
+      const again = await createSqlStore(await openPglite(dir));
+      again.bind?.(schemas);
+      try {
+        expect(await again.tasks.get(k)).toEqual({ task: done, version: 2 });
+        expect((await again.tasks.events(k, 0)).map((e) => stateOf(e.event))).toEqual([TaskState.WORKING, TaskState.COMPLETED]);
+        expect((await again.pushConfigs.list(k)).map((c) => c.id)).toEqual(["c"]);
+      } finally {
+        await again.close?.();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("a PostgreSQL server that cannot be reached: an error naming the URL, without its password", async () => {
+    const e = await rejection(connectPostgres("postgres://someone:s3cret@127.0.0.1:1/db"));
+    expect((e as Error).message).toMatch(/^cannot connect to postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/db: /);
+    expect((e as Error).message).not.toContain("s3cret");
   });
 });
