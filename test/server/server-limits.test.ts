@@ -115,14 +115,18 @@ describe("the example's gRPC port counts a binary message's elements before conn
   const codeOf = (p: Promise<unknown>) => p.then(() => 0, (e: unknown) => (e instanceof ConnectError ? e.code : -1));
 
   /** One h2c POST of `body` to SendMessage with the headers given; the HTTP status, grpc-status and time taken. */
-  function post(body: Uint8Array, extra: Record<string, string>): Promise<{ status: number; grpcStatus: string | undefined; ms: number }> {
+  function post(body: Uint8Array, extra: Record<string, string>, untilHeaders = false): Promise<{ status: number; grpcStatus: string | undefined; ms: number }> {
     const session = http2.connect(`http://${agent.grpcTarget}`);
     const started = performance.now();
     return new Promise((ok, fail) => {
       const req = session.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/SendMessage", te: "trailers", ...headers, ...extra });
       let status = 0;
       let grpcStatus: string | undefined;
-      req.on("response", (h) => ((status = Number(h[":status"])), (grpcStatus ??= h["grpc-status"] as string | undefined)));
+      req.on("response", (h) => {
+        status = Number(h[":status"]);
+        grpcStatus ??= h["grpc-status"] as string | undefined;
+        if (untilHeaders) (session.destroy(), ok({ status, grpcStatus, ms: performance.now() - started }));
+      });
       req.on("trailers", (t) => (grpcStatus ??= t["grpc-status"] as string | undefined));
       req.on("data", () => {});
       req.on("close", () => (session.close(), ok({ status, grpcStatus, ms: performance.now() - started })));
@@ -175,6 +179,22 @@ describe("the example's gRPC port counts a binary message's elements before conn
     expect(gzipped.ms).toBeLessThan(decodeMs / 2);
     const connect = await post(bytes, { "content-type": "application/proto", "connect-protocol-version": "1" });
     expect(connect.status).toBe(429);
+    // Connect's JSON: walked as the JSON bindings walk a body (protobuf-es's fromJson would build 1M Values).
+    const json = JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", parts: [{ data: new Array(700_000).fill(null) }] } });
+    const connectJson = await post(new TextEncoder().encode(json), { "content-type": "application/json", "connect-protocol-version": "1" });
+    expect(connectJson.status).toBe(429);
+    const proto = await post(new TextEncoder().encode('{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"__proto__":{"x":1}}}]}}'), {
+      "content-type": "application/json",
+      "connect-protocol-version": "1",
+    });
+    expect(proto.status).toBe(400);
+  });
+
+  it("a body over readMaxBytes is left to connect-es, which refuses it (RESOURCE_EXHAUSTED) while the client is still sending", async () => {
+    const json = JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x".repeat(6 * 1024 * 1024) }] } });
+    // connect-es answers and stops reading, but leaves the stream open while the client still sends: read the answer's head.
+    const over = await post(new TextEncoder().encode(json), { "content-type": "application/json", "connect-protocol-version": "1" }, true);
+    expect(over.status).toBe(429);
   });
 
   it("takes a message under the cap, and refuses one nested deeper than 100 with INVALID_ARGUMENT", async () => {

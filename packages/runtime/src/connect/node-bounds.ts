@@ -6,7 +6,7 @@
 // no hook between reading the bytes and decoding them.
 import type { DescMessage, DescService } from "@bufbuild/protobuf";
 import { DEFAULT_BODY_LIMIT } from "../server/core.js";
-import { DEFAULT_MAX_ELEMENTS } from "../codec/bounds.js";
+import { checkJson, DEFAULT_MAX_ELEMENTS } from "../codec/bounds.js";
 import { Code, isRpcError, type RpcError } from "../errors.js";
 import { checkWire } from "./wire-bounds.js";
 
@@ -34,9 +34,11 @@ export interface RequestBoundsOptions {
 /**
  * Wraps a node:http2 (or node:http) request listener, such as
  * `connectNodeAdapter(...)`, with the element cap of the other bindings
- * (`maxElements`, default 100 000) on binary request messages (gRPC,
- * gRPC-Web, Connect's protobuf), counted before connect-es decodes them; JSON
- * ones are left to the check after decoding, since JSON.parse is their cost.
+ * (`maxElements`, default 100 000), checked before connect-es decodes the
+ * request message: a binary one (gRPC, gRPC-Web, Connect's protobuf) is
+ * counted on the wire, a JSON one (Connect's JSON, gRPC+json) parsed and
+ * walked as the JSON bindings walk a body (forbidden keys and non-finite
+ * numbers are INVALID_ARGUMENT, as there).
  * Past the cap the call gets RESOURCE_EXHAUSTED (gRPC: `grpc-status: 8`;
  * Connect: 429), nested messages deeper than 100 INVALID_ARGUMENT; nothing
  * is decoded. Unary and server-streaming methods only (a client stream is
@@ -76,16 +78,48 @@ export function withRequestBounds<Listener extends (req: never, res: never) => u
 }
 
 /** How the body carries its message: in 5-byte envelopes (gRPC, gRPC-Web, Connect streaming) or bare (Connect unary). */
-type Framing = { kind: "enveloped"; grpc: boolean; type: string } | { kind: "bare" };
+type Framing = { kind: "enveloped"; grpc: boolean; type: string; json: boolean } | { kind: "bare"; json: boolean };
 
 function framingOf(headers: NodeRequestLike["headers"]): Framing | undefined {
   const type = String(headers["content-type"] ?? "").split(";", 1)[0]!.trim().toLowerCase();
-  if (type === "application/grpc" || type === "application/grpc+proto" || type === "application/grpc-web" || type === "application/grpc-web+proto") {
-    return { kind: "enveloped", grpc: true, type };
+  switch (type) {
+    case "application/grpc":
+    case "application/grpc+proto":
+    case "application/grpc-web":
+    case "application/grpc-web+proto":
+      return { kind: "enveloped", grpc: true, type, json: false };
+    case "application/grpc+json":
+    case "application/grpc-web+json":
+      return { kind: "enveloped", grpc: true, type, json: true };
+    case "application/connect+proto":
+      return { kind: "enveloped", grpc: false, type, json: false };
+    case "application/connect+json":
+      return { kind: "enveloped", grpc: false, type, json: true };
+    case "application/proto":
+      return { kind: "bare", json: false };
+    case "application/json":
+      return { kind: "bare", json: true };
+    default:
+      return undefined;
   }
-  if (type === "application/connect+proto") return { kind: "enveloped", grpc: false, type };
-  if (type === "application/proto") return { kind: "bare" };
-  return undefined;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * One message: counted on the wire (binary), or parsed and walked as the
+ * JSON bindings walk a body (JSON: protobuf-es's fromJson, not JSON.parse,
+ * is what costs). Text that is not JSON is left to connect-es to refuse.
+ */
+function checkOne(input: DescMessage, bytes: Uint8Array, json: boolean, maxElements: number): void {
+  if (!json) return checkWire(input, bytes, maxElements);
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return;
+  }
+  checkJson(value, maxElements);
 }
 
 /** Reads the body until it ends or passes `limit` bytes; what is left unread stays in `rest`. */
@@ -105,8 +139,15 @@ async function readUpTo(req: NodeRequestLike, limit: number): Promise<{ chunks: 
 /** The same request, whose body is the bytes read and then the rest. */
 function replay(req: NodeRequestLike, chunks: Uint8Array[], rest: AsyncIterator<Uint8Array> | undefined): NodeRequestLike {
   async function* body(): AsyncGenerator<Uint8Array> {
-    yield* chunks;
-    if (rest !== undefined) for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+    try {
+      yield* chunks;
+      if (rest !== undefined) for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+    } finally {
+      // connect-es stopped reading (a message over readMaxBytes): ending the
+      // request's own iterator destroys it, which resets the HTTP/2 stream, as
+      // connect-es's own early stop does; else a client still sending would wait for good.
+      await rest?.return?.();
+    }
   }
   // Everything else (headers, the socket, the HTTP/2 stream, events) is the request's own.
   return new Proxy(req, {
@@ -133,7 +174,7 @@ function check(
     if (framing.kind === "bare") {
       const encoding = String(headers["content-encoding"] ?? "identity");
       const message = inflate(body, encoding, readMaxBytes);
-      if (message !== undefined) checkWire(input, message, maxElements);
+      if (message !== undefined) checkOne(input, message, framing.json, maxElements);
       return undefined;
     }
     const encoding = String(headers[framing.grpc ? "grpc-encoding" : "connect-content-encoding"] ?? "identity");
@@ -145,7 +186,7 @@ function check(
       // 0x80: gRPC-Web trailers or Connect's end of stream, not a message.
       if (flags & 0x80) continue;
       const message = flags & 1 ? inflate(payload, encoding, readMaxBytes) : payload;
-      if (message !== undefined) checkWire(input, message, maxElements);
+      if (message !== undefined) checkOne(input, message, framing.json, maxElements);
     }
     return undefined;
   } catch (e) {
@@ -191,6 +232,7 @@ function inflate(bytes: Uint8Array, encoding: string, max: number): Uint8Array |
 
 function refuse(framing: Framing, res: NodeResponseLike, err: RpcError): void {
   const code = err.code === Code.RESOURCE_EXHAUSTED ? "resource_exhausted" : "invalid_argument";
+  // The error in the request's own protocol: a gRPC client reads a status, a Connect client a Connect error.
   if (framing.kind === "enveloped" && framing.grpc) {
     // A trailers-only answer: gRPC and gRPC-Web clients read the status from the headers.
     res.writeHead(200, { "content-type": framing.type, "grpc-status": String(err.code), "grpc-message": encodeURIComponent(err.message) });
