@@ -48,7 +48,7 @@
 //    every event once and in order. Goal: p99 on B under 50 ms on loopback.
 import { fork, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { availableParallelism, cpus as cpuList, tmpdir } from "node:os";
+import { availableParallelism, cpus as cpuList, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -108,7 +108,8 @@ async function main() {
     const sc = (await admin.query("SHOW synchronous_commit")).rows[0].synchronous_commit;
     console.log(
       `node ${process.version}; ${cpuList()[0]?.model.trim() ?? "?"} × ${availableParallelism()}; PostgreSQL ${version} on ${new URL(server.url).host} ` +
-        `(${server.own ? "a throwaway cluster of scripts/pg-cluster.sh" : "$DATABASE_URL"}; fsync=${fsync}, synchronous_commit=${sc})`,
+        `(${server.own ? "a throwaway cluster of scripts/pg-cluster.sh" : "$DATABASE_URL"}; fsync=${fsync}, synchronous_commit=${sc}); ` +
+        `load average ${loadavg()[0].toFixed(1)}`,
     );
 
     if (only !== "latency") {
@@ -119,6 +120,8 @@ async function main() {
       const ok = await latencyBench({ quick, url: urlOf(DATABASES.scale), children });
       if (!ok) failed = true;
     }
+    // Other work on the machine moves every figure here (a shared machine's cores are the scarce thing).
+    console.log(`\nload average at the end ${loadavg()[0].toFixed(1)} (1 min) on ${availableParallelism()} CPUs`);
     if (process.env.BENCH_VERBOSE) await tableStats(pg, urlOf);
     for (const name of Object.values(DATABASES)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
     await admin.end();
