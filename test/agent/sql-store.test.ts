@@ -460,6 +460,19 @@ describeSqlEngines((engine, engineName) => {
     });
   });
 
+  describe("the client", () => {
+    it("rowCount means what pg says: rows written, or rows a SELECT returned", async () => {
+      // In one transaction: a temporary table lives on one of the pool's connections.
+      await client.transaction(async (tx) => {
+        await tx.exec(`CREATE TEMP TABLE rc (a integer) ON COMMIT DROP`);
+        expect((await tx.query(`INSERT INTO rc VALUES (1), (2)`)).rowCount).toBe(2);
+        expect((await tx.query(`UPDATE rc SET a = 3 WHERE a = 99`)).rowCount).toBe(0);
+        expect((await tx.query(`DELETE FROM rc`)).rowCount).toBe(2);
+      });
+      expect((await client.query(`SELECT 1 AS x UNION ALL SELECT 2`)).rowCount).toBe(2);
+    });
+  });
+
   describe("long keys", () => {
     /** Random letters: they do not compress, so the database's index could not take a longer key. */
     const letters = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");

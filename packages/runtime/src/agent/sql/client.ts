@@ -212,7 +212,9 @@ export function pgliteClient(db: PgliteLike): SqlClient {
   const wrap = (on: Pick<PgliteLike, "query" | "exec">): SqlQueryable => ({
     async query(text, params) {
       const r = await on.query(text, params as unknown[]);
-      return { rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows ?? r.rows.length };
+      // PGlite counts only written rows (a SELECT's affectedRows is 0); pg's
+      // rowCount is the rows a SELECT returned, and the store reads it the same on both.
+      return { rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows || r.rows.length };
     },
     exec: async (text) => void (await on.exec(text)),
   });
