@@ -173,13 +173,14 @@ async function startServer() {
     spawnSync("bash", [script, "stop", dir], { stdio: "inherit" });
     rmSync(dir, { recursive: true, force: true });
   };
-  // An interrupted run stops its cluster too.
-  for (const sig of ["SIGINT", "SIGTERM"]) {
+  // An interrupted or crashed run stops its cluster too (stop() is synchronous, so it can run on exit).
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.once(sig, () => {
       stop();
       process.exit(130);
     });
   }
+  process.once("exit", stop);
   return { url, own: true, stop };
 }
 
@@ -454,6 +455,8 @@ async function latencyBench({ quick, url, children }) {
 
 async function child(which) {
   let impl;
+  // The parent is gone (it crashed or was killed): nothing more to do.
+  process.once("disconnect", () => process.exit(0));
   process.on("message", async (m) => {
     if (m.what === "exit") {
       await impl?.close?.().catch(() => {});
