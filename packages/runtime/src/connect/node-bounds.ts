@@ -66,9 +66,20 @@ export function withRequestBounds<Listener extends (req: never, res: never) => u
     }
     void readUpTo(req, readMaxBytes + 5).then(
       ({ chunks, rest }) => {
-        const refusal = check(input!, framing, chunks, req.headers, maxElements, readMaxBytes);
-        if (refusal !== undefined) return refuse(framing, res, refusal);
-        next(replay(req, chunks, rest), res);
+        let refusal: RpcError | undefined;
+        try {
+          refusal = check(input!, framing, chunks, req.headers, maxElements, readMaxBytes);
+        } catch {
+          // A fault of the count itself: the call goes on to connect-es, whose
+          // decoded message the connect binding still checks (checkMessage),
+          // rather than the process dying of an unhandled rejection.
+        }
+        if (refusal === undefined) return void next(replay(req, chunks, rest), res);
+        try {
+          refuse(framing, res, refusal);
+        } catch {
+          // The stream is gone (the client reset it): nobody is left to answer.
+        }
       },
       // The client went away while sending: connect-es would find the same.
       () => next(replay(req, [], undefined), res),
