@@ -8,7 +8,10 @@
 //   `npm run generate`, its own `npm test`, npm start, the card and SendMessage
 //   (the echo executor's COMPLETED task) on the three bindings;
 // - the production install of the Hono agent (npm install --omit=dev), measured,
-//   serving from its build.
+//   serving from its build, without the optional peers pg and PGlite;
+// - the runtime's bin, `a2a-http migrate`, from the installed tarball: without
+//   pg or PGlite it names the package to install; with them it migrates a
+//   directory and (with DATABASE_URL) a PostgreSQL database.
 // Installs share the user's npm cache (--prefer-offline), which `npm ci` of this
 // repository has filled; the first run on a machine downloads what is missing.
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -124,6 +127,12 @@ describe("the packed packages", () => {
     expect(runtime.version).toBe(version);
     expect(plugin.dependencies["a2a-http"]).toBe(version);
     expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser", "ipaddr.js"]);
+    // The SQL store's drivers are optional peers: an agent on the memory store installs neither.
+    expect(runtime.peerDependencies).toMatchObject({ pg: "^8.0.0", "@electric-sql/pglite": "^0.5.0" });
+    expect(runtime.peerDependenciesMeta).toMatchObject({ pg: { optional: true }, "@electric-sql/pglite": { optional: true } });
+    expect(runtime.bin).toEqual({ "a2a-http": "dist/cli.js" });
+    expect(existsSync(join(host, "node_modules", "pg"))).toBe(false);
+    expect(existsSync(join(host, "node_modules", "@electric-sql"))).toBe(false);
   });
 
   test("the docs' buf recipe generates code that type-checks under strict NodeNext (with the server and client recipes)", async () => {
@@ -486,6 +495,10 @@ test("the Hono agent's production install is small and serves from its build", a
       `(${readdirSync(join(prod, "node_modules")).filter((n) => !n.startsWith(".")).join(", ")})`,
   );
   expect(disk).toBeLessThanOrEqual(12);
+  // The store drivers are optional peers: not installed unless the agent adds them.
+  const installed = readdirSync(join(prod, "node_modules"));
+  expect(installed).not.toContain("pg");
+  expect(installed).not.toContain("@electric-sql");
   const { url, child } = await start(prod, ["run", "serve"]);
   try {
     await expectAgent(url);
@@ -493,3 +506,72 @@ test("the Hono agent's production install is small and serves from its build", a
     stop(child);
   }
 }, 300_000);
+
+describe("a2a-http migrate, the runtime's bin, from the installed tarball", () => {
+  const bin = () => join(host, "node_modules", ".bin", "a2a-http");
+  /** Runs the bin; resolves with its exit code and output, never rejects. */
+  const migrate = (...args: string[]) =>
+    run(bin(), args, { cwd: host }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+
+  test("--help and bad usage; without pg or PGlite installed, one line naming the package to install", async () => {
+    const help = await migrate("--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: a2a-http migrate --url /);
+    expect((await migrate("migrate")).code).toBe(2);
+    const dir = join(work, "no-pglite");
+    const noPglite = await migrate("migrate", "--url", dir);
+    expect(noPglite.code).toBe(1);
+    expect(noPglite.stderr).toBe(`a2a-http migrate: a store in ${dir} needs the package @electric-sql/pglite: npm install @electric-sql/pglite\n`);
+    const noPg = await migrate("migrate", "--url", "postgres://agent:s3cret@127.0.0.1:5432/a2a");
+    expect(noPg.code).toBe(1);
+    expect(noPg.stderr).toBe("a2a-http migrate: a store on postgres://agent:***@127.0.0.1:5432/a2a needs the package pg: npm install pg\n");
+  }, 60_000);
+
+  test("with @electric-sql/pglite installed: a new directory is migrated, a second run finds nothing to apply", async () => {
+    await install(host, "--no-save", "@electric-sql/pglite@0.5.17", "pg@8.23.1");
+    const dir = join(work, "store-dir");
+    const started = Date.now();
+    const first = await migrate("migrate", "--url", dir);
+    console.log(`a2a-http migrate on a new PGlite directory: ${Date.now() - started} ms (the process, PGlite's initdb and the schema)`);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version 1 \\(\\d+ ms\\)\\n$`));
+    const again = await migrate("migrate", "--url", dir);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/: schema at version 1, nothing to apply \(\d+ ms\)\n$/);
+  }, 120_000);
+
+  const url = process.env["DATABASE_URL"];
+  if (!url && process.env["CI"] === "true") {
+    test("PostgreSQL: DATABASE_URL must be set under CI=true", () => expect.fail("DATABASE_URL is not set: CI runs the PostgreSQL tests"));
+  } else if (!url) {
+    test.skip("PostgreSQL: skipped, DATABASE_URL is not set (scripts/pg-cluster.sh start DIR prints one)", () => {});
+  } else {
+    test("with pg installed: a new PostgreSQL database is migrated", async () => {
+      const name = `a2a_package_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+      const { connectPostgres } = await import("a2a-http/stores");
+      const admin = await connectPostgres(url, { max: 1 });
+      try {
+        await admin.query(`CREATE DATABASE ${name}`);
+        const u = new URL(url);
+        u.pathname = `/${name}`;
+        const r = await migrate("migrate", "--url", u.toString());
+        expect(r.stderr).toBe("");
+        expect(r.stdout).toMatch(/^PostgreSQL at postgres:\/\/.*: applied 1; schema at version 1 \(\d+ ms\)\n$/);
+        console.log(`a2a-http migrate on a new PostgreSQL database: ${r.stdout.trim()}`);
+      } finally {
+        // pg's pool.end() resolves before its sockets close: wait for the backends to go before dropping.
+        for (let i = 0; i < 100; i++) {
+          const r = await admin.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
+          if (Number(r.rows[0]!["n"]) === 0) break;
+          await new Promise((ok) => setTimeout(ok, 20));
+        }
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+        await admin.close();
+      }
+    }, 60_000);
+  }
+});
