@@ -98,7 +98,7 @@ describe("openStore", () => {
       const store = await openStore(dir, { log: (l) => lines.push(l) });
       expect(lines).toEqual([`store: PGlite (embedded PostgreSQL) in ${dir}`]);
       expect(existsSync(join(dir, "PG_VERSION"))).toBe(true);
-      expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid}@`));
+      expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid}@[^#]+#(p|t)\\d+$`));
       await store.close?.();
       expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
     }, 60_000);
@@ -117,21 +117,40 @@ describe("openStore", () => {
       await (await openStore(dir, { log: () => {} })).close?.();
     }, 30_000);
 
-    test("a lock left by a process that is gone (killed) is taken over; one held by a live process is not", async () => {
+    test("a lock left by a process that is gone (killed, or an earlier run under the same pid) is taken over; one held by a live process is not", async () => {
+      const host = (await import("node:os")).hostname();
+      const lock = join(dir, LOCK_FILE);
       const dead = spawn(process.execPath, ["-e", ""]);
       await new Promise((ok) => dead.once("exit", ok));
-      const host = (await import("node:os")).hostname();
-      writeFileSync(join(dir, LOCK_FILE), `${dead.pid}@${host}`);
+      writeFileSync(lock, `${dead.pid}@${host}#p1`);
+      await (await openStore(dir, { log: () => {} })).close?.();
+      // The same pid as this process, another start: a container's pid 1 after a restart.
+      writeFileSync(lock, `${process.pid}@${host}#p1`);
+      await (await openStore(dir, { log: () => {} })).close?.();
+      // Garbled (its writer died between creating and writing it).
+      writeFileSync(lock, "");
       await (await openStore(dir, { log: () => {} })).close?.();
 
       const live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
       try {
-        writeFileSync(join(dir, LOCK_FILE), `${live.pid}@${host}`);
+        await new Promise((ok) => live.once("spawn", ok));
+        // Its start as Linux says it (the lock's own format); elsewhere a start the check cannot compare.
+        const stat = existsSync(`/proc/${live.pid}/stat`) ? readFileSync(`/proc/${live.pid}/stat`, "utf8") : undefined;
+        const start = stat ? `p${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}` : "t0";
+        writeFileSync(lock, `${live.pid}@${host}#${start}`);
         const e = await storeError(openStore(dir, { log: () => {} }));
-        expect(e.message).toContain(`in use by process ${live.pid} on ${host}`);
+        expect(e.reason).toBe("locked");
+        expect(e.message).toBe(
+          `the store directory ${dir} is in use by process ${live.pid} on ${host}: one agent at a time opens a directory (for several instances use PostgreSQL)`,
+        );
+        if (stat) {
+          // The pid alive, but started after the lock was written: reused, so the lock is stale.
+          writeFileSync(lock, `${live.pid}@${host}#p1`);
+          await (await openStore(dir, { log: () => {} })).close?.();
+        }
       } finally {
         live.kill();
-        rmSync(join(dir, LOCK_FILE), { force: true });
+        rmSync(lock, { force: true });
       }
     }, 30_000);
 

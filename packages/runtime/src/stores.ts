@@ -253,14 +253,14 @@ function code(e: unknown): string {
 }
 
 /**
- * Takes the directory's lock file (created exclusively, holding `pid@host`);
- * a lock whose process is gone (killed, crashed) is taken over. Returns the
- * release, also run at exit so that a process that never closes its store
- * leaves no lock behind.
+ * Takes the directory's lock file (created exclusively, holding
+ * `pid@host#start`); a lock whose process is gone (killed, crashed) is taken
+ * over. Returns the release, also run at exit so that a process that never
+ * closes its store leaves no lock behind.
  */
 function lockDirectory(dir: string): () => void {
   const path = join(dir, LOCK_FILE);
-  const me = `${process.pid}@${hostname()}`;
+  const me = `${process.pid}@${hostname()}#${startOf(process.pid) ?? ownStart}`;
   for (let attempt = 0; ; attempt++) {
     let fd: number;
     try {
@@ -270,11 +270,16 @@ function lockDirectory(dir: string): () => void {
         throw new StoreError("directory", `cannot lock the store directory ${dir}: ${code(e)}`, { cause: e });
       }
       const holder = readLock(path);
-      if (holder && isAlive(holder)) {
-        const who = holder.pid === process.pid && holder.host === hostname() ? "this process (is the store opened twice?)" : `process ${holder.pid} on ${holder.host}`;
+      if (holder && holder.text === me) {
         throw new StoreError(
           "locked",
-          `the store directory ${dir} is in use by ${who}: one agent at a time opens a directory (for several instances use PostgreSQL)`,
+          `the store directory ${dir} is in use by this process (is the store opened twice?): one agent at a time opens a directory (for several instances use PostgreSQL)`,
+        );
+      }
+      if (holder && isAlive(holder)) {
+        throw new StoreError(
+          "locked",
+          `the store directory ${dir} is in use by process ${holder.pid} on ${holder.host}: one agent at a time opens a directory (for several instances use PostgreSQL)`,
         );
       }
       // Its process is gone: the lock is stale.
@@ -306,28 +311,51 @@ function lockDirectory(dir: string): () => void {
   }
 }
 
-function readLock(path: string): { pid: number; host: string } | undefined {
+/** When this process started (ms), where the system does not say (not Linux). */
+const ownStart = `t${Math.round(Date.now() - process.uptime() * 1000)}`;
+
+/**
+ * When a process started, in clock ticks since boot (Linux's /proc), or
+ * undefined elsewhere. With the pid it names one process: a pid is reused,
+ * and in a container the agent is pid 1 after every restart.
+ */
+function startOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name, in parentheses, may hold spaces: fields count from its end.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return start ? `p${start}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readLock(path: string): { text: string; pid: number; host: string; start: string } | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8").trim();
   } catch {
     return undefined;
   }
-  const m = /^(\d+)@(.*)$/.exec(text);
+  const m = /^(\d+)@(.*)#(.*)$/.exec(text);
   // An empty or garbled lock: its writer died between creating and writing it.
-  return m ? { pid: Number(m[1]), host: m[2]! } : undefined;
+  return m ? { text, pid: Number(m[1]), host: m[2]!, start: m[3]! } : undefined;
 }
 
-function isAlive(holder: { pid: number; host: string }): boolean {
+function isAlive(holder: { pid: number; host: string; start: string }): boolean {
   // On another machine (a shared disk) we cannot tell: treat it as held.
   if (holder.host !== hostname()) return true;
+  // This pid is this process, but the lock is another start's: an earlier run (a container restarted).
+  if (holder.pid === process.pid) return false;
   try {
     process.kill(holder.pid, 0);
-    return true;
   } catch (e) {
     // EPERM: it exists, under another user.
-    return (e as { code?: string }).code === "EPERM";
+    if ((e as { code?: string }).code !== "EPERM") return false;
   }
+  // Alive: the same process, unless the system says the pid now names a later one.
+  const now = startOf(holder.pid);
+  return !(holder.start.startsWith("p") && now !== undefined && now !== holder.start);
 }
 
 /** Migrates the database of a spec; what `a2a-http migrate` runs. */
