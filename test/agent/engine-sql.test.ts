@@ -10,8 +10,12 @@
  * twenty agents); it is emptied only then, so a test can still read what an
  * agent stored after closing it.
  */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Code } from "a2a-http";
 import type { AgentStore } from "a2a-http/agent";
+import type { SqlClient } from "../../packages/runtime/src/agent/sql/client.js";
 import { createSqlStore } from "../../packages/runtime/src/agent/sql/store.js";
+import { clientFor, codeOf, messageOf, rejection, startAgent, transports, userMessage, type TestAgent } from "./engine-harness.js";
 import { engineSuite } from "./engine-suite.js";
 import { describeSqlEngines, type TestDatabase } from "./sql-databases.js";
 
@@ -35,5 +39,43 @@ describeSqlEngines((engine) => {
         },
       };
     },
+  });
+});
+
+// --- what only a SQL store can show, through the engine's rpcs --------------------
+
+describeSqlEngines((engine) => {
+  describe("a row this a2a-http cannot read, through the rpcs", () => {
+    let agent: TestAgent;
+    let client: SqlClient;
+    const storeErrors: unknown[] = [];
+    beforeAll(async () => {
+      client = await (await engine().database()).connect();
+      agent = await startAgent({ store: await createSqlStore(client, { migrate: true, onError: (e) => storeErrors.push(e) }) });
+    });
+    afterAll(async () => {
+      await agent?.close();
+    });
+
+    it.each(transports)("over %s: GetTask of that task fails with DATA_LOSS naming it; ListTasks still answers the owner's other tasks", async (transport) => {
+      const owner = `owner-${crypto.randomUUID()}`;
+      const c = clientFor(transport, agent, { owner });
+      const ids: string[] = [];
+      for (const text of ["one", "two", "three"]) {
+        const res = await c.sendMessage({ message: userMessage(text) });
+        ids.push((res.payload.value as { id: string }).id);
+      }
+      // As a newer a2a-http would write it.
+      await client.query(`UPDATE a2a_tasks SET format = 99 WHERE owner = $1 AND id = $2`, [owner, ids[1]]);
+      const e = await rejection(c.getTask({ id: ids[1]! }));
+      // JSON-RPC has no code of its own for DATA_LOSS: it arrives as an internal error (-32603), its message kept.
+      expect(codeOf(e), messageOf(e)).toBe(transport === "jsonrpc" ? Code.INTERNAL : Code.DATA_LOSS);
+      expect(messageOf(e)).toContain(`task ${ids[1]}`);
+      const listed = await c.listTasks({});
+      expect(listed.tasks.map((t) => t.id).sort()).toEqual([ids[0], ids[2]].sort());
+      // The row ListTasks left out is reported.
+      expect(storeErrors.map((x) => (x as Error).message)).toContainEqual(expect.stringContaining(`task ${ids[1]} is stored in format 99`));
+      expect((await c.getTask({ id: ids[0]! })).id).toBe(ids[0]);
+    });
   });
 });
