@@ -407,6 +407,26 @@ describeSqlEngines((engine, engineName) => {
     });
   });
 
+  describe("leases of rows this version cannot read", () => {
+    it("are reported and stepped over: however many sit at the head, expired() still finds the readable tasks behind them", async () => {
+      // A database of its own: expired() sees every task in it.
+      const { store: s, client: c } = await openStore(await engine().database(), { instance: "gone", leaseMs: 50 });
+      const seen: unknown[] = [];
+      const reader = await createSqlStore(c, { instance: "sweeper", onError: (e) => seen.push(e) });
+      reader.bind?.(schemas);
+      for (const id of ["bad-1", "bad-2", "bad-3", "good"]) {
+        const t = task(id, TaskState.WORKING);
+        await s.tasks.create({ ...key, id }, t, 1000, event(t));
+        await sleep(2); // the bad ones' leases end first
+      }
+      await c.query(`UPDATE a2a_tasks SET body = '\\x0a10'::bytea WHERE id LIKE 'bad-%'`);
+      await sleep(80);
+      const found = await reader.shared!.expired(2);
+      expect(found.map((x) => x.key.id)).toEqual(["good"]);
+      expect(seen).toHaveLength(3);
+    });
+  });
+
   describe("instances", () => {
     it("watch(): a commit on one instance reaches the other's onEvent with its key and seq, not its own", async () => {
       const other = (await openStore(db(), { instance: "second" })).store;

@@ -375,23 +375,36 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     },
 
     async expired(limit) {
-      const r = await db.query(
-        `SELECT tenant, owner, id, version, format, body, lease_holder FROM a2a_tasks
-         WHERE lease_holder IS NOT NULL AND lease_until < $1 ORDER BY lease_until LIMIT $2`,
-        [Date.now(), limit],
-      );
+      const now = Date.now();
       const out: StoredTaskWithKey[] = [];
-      for (const row of r.rows) {
-        try {
-          out.push({
-            key: keyOfRow(row, "id"),
-            holder: String(row["lease_holder"]),
-            version: Number(row["version"]),
-            task: decode<TaskLike>(bound().task, row, `task ${String(row["id"])}`),
-          });
-        } catch (e) {
-          onError(e);
+      // Rows it cannot read are reported and stepped over, page by page: were
+      // they only left out of one query, `limit` of them at the head (the
+      // oldest leases) would hide every other expired task from the sweep.
+      let after: unknown[] | undefined;
+      while (out.length < limit) {
+        const asked = limit - out.length;
+        const r = await db.query(
+          `SELECT tenant, owner, id, version, format, body, lease_holder, lease_until::text AS lease_until FROM a2a_tasks
+           WHERE lease_holder IS NOT NULL AND lease_until < $1
+             ${after ? "AND (lease_until, tenant, owner, id) > ($3::bigint, $4, $5, $6)" : ""}
+           ORDER BY lease_until, tenant, owner, id LIMIT $2`,
+          [now, asked, ...(after ?? [])],
+        );
+        for (const row of r.rows) {
+          try {
+            out.push({
+              key: keyOfRow(row, "id"),
+              holder: String(row["lease_holder"]),
+              version: Number(row["version"]),
+              task: decode<TaskLike>(bound().task, row, `task ${String(row["id"])}`),
+            });
+          } catch (e) {
+            onError(e);
+          }
         }
+        const last = r.rows[r.rows.length - 1];
+        if (!last || r.rows.length < asked) break;
+        after = [last["lease_until"], last["tenant"], last["owner"], last["id"]];
       }
       return out;
     },
