@@ -79,3 +79,33 @@ describeSqlEngines((engine) => {
     });
   });
 });
+
+describeSqlEngines((engine) => {
+  describe("ids longer than the SQL store takes, through the rpcs", () => {
+    let agent: TestAgent;
+    beforeAll(async () => {
+      agent = await startAgent({
+        store: await createSqlStore(await (await engine().database()).connect(), { migrate: true }),
+        push: { allow: { http: true, addresses: ["127.0.0.1/32"] } },
+      });
+    });
+    afterAll(async () => {
+      await agent?.close();
+    });
+
+    it.each(transports)("over %s: a 3 000-byte contextId or push config id is INVALID_ARGUMENT naming the limit, not an internal error", async (transport) => {
+      const c = clientFor(transport, agent, { owner: `owner-${crypto.randomUUID()}` });
+      const long = "c".repeat(3000);
+      const e = await rejection(c.sendMessage({ message: userMessage("hi", { contextId: long }) }));
+      expect(codeOf(e), messageOf(e)).toBe(Code.INVALID_ARGUMENT);
+      expect(messageOf(e)).toMatch(/too long for the SQL store/);
+      expect((await c.listTasks({})).tasks).toEqual([]);
+
+      const res = await c.sendMessage({ message: userMessage("hi") });
+      const taskId = (res.payload.value as { id: string }).id;
+      const p = await rejection(c.createTaskPushNotificationConfig({ taskId, id: long, url: "http://127.0.0.1:9/hook" }));
+      expect(codeOf(p), messageOf(p)).toBe(Code.INVALID_ARGUMENT);
+      expect((await c.listTaskPushNotificationConfigs({ taskId })).configs).toEqual([]);
+    });
+  });
+});
