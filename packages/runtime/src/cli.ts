@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `a2a-http` command of the runtime package. One subcommand so far:
  * `a2a-http migrate --url <postgres://…|dir>` applies the SQL store's missing
@@ -73,9 +72,10 @@ export async function main(argv: readonly string[], out = (s: string) => console
   }
 }
 
-// Run as the bin (not when imported by a test).
+// Run directly (`node dist/cli.js`, or the source with tsx); the package's bin,
+// bin/a2a-http.js, imports main instead, and a test imports it without running it.
 const self = process.argv[1];
-if (self !== undefined && /(?:^|[\\/])(?:a2a-http|cli\.[jt]s)$/.test(self)) {
+if (self !== undefined && /(?:^|[\\/])cli\.[jt]s$/.test(self)) {
   // Exit now: a driver's socket still closing must not hold the command open.
   process.exit(await main(process.argv.slice(2)));
 }
