@@ -241,8 +241,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const [tenant, owner, id] = JSON.parse(topic) as [string, string, string];
     return { tenant, owner, id };
   };
-  const keyOf = (ctx: HandlerContext, requestTenant: string, id: string): TaskKey => ({
-    tenant: ctx.tenant || requestTenant || "",
+  // The server made the tenant one value (the context's, which its context factory saw); the request's is the same.
+  const keyOf = (ctx: HandlerContext, id: string): TaskKey => ({
+    tenant: ctx.tenant ?? "",
     owner: ownerOf(ctx),
     id,
   });
@@ -531,7 +532,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     let snapshot: TaskLike;
     let message: MessageLike;
     if (incoming.taskId !== "") {
-      const key = keyOf(ctx, req.tenant, incoming.taskId);
+      const key = keyOf(ctx, incoming.taskId);
       run = newRun(key, controller, undefined);
       const continued = await locked(run.topic, async () => {
         const stored = await store.tasks.get(key);
@@ -561,7 +562,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       snapshot = continued.task;
       message = continued.message;
     } else {
-      const key = keyOf(ctx, req.tenant, crypto.randomUUID());
+      const key = keyOf(ctx, crypto.randomUUID());
       const contextId = incoming.contextId || crypto.randomUUID();
       message = { ...incoming, taskId: key.id, contextId };
       snapshot = create(schemas.task, {
@@ -772,7 +773,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
     async getTask(req: AnyRequest, ctx: HandlerContext) {
       checkHistoryLength(req.historyLength);
-      const stored = await store.tasks.get(keyOf(ctx, req.tenant, req.id));
+      const stored = await store.tasks.get(keyOf(ctx, req.id));
       if (!stored) throw A2AErrors.taskNotFound(req.id);
       return view(stored.task, req.historyLength);
     },
@@ -781,7 +782,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const pageSize: number = req.pageSize ?? DEFAULT_PAGE_SIZE;
       if (pageSize < 1 || pageSize > 100) throw A2AErrors.invalidParams(`pageSize must be between 1 and 100, got ${pageSize}`);
       checkHistoryLength(req.historyLength);
-      const key = keyOf(ctx, req.tenant, "");
+      const key = keyOf(ctx, "");
       const page = await store.tasks.list({
         tenant: key.tenant,
         owner: key.owner,
@@ -800,7 +801,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
 
     async cancelTask(req: AnyRequest, ctx: HandlerContext) {
-      const key = keyOf(ctx, req.tenant, req.id);
+      const key = keyOf(ctx, req.id);
       const topic = topicOf(key);
       return locked(topic, async () => {
         for (let tries = 0; ; tries++) {
@@ -825,7 +826,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
     async *subscribeToTask(req: AnyRequest, ctx: HandlerContext) {
       requireStreaming();
-      const key = keyOf(ctx, req.tenant, req.id);
+      const key = keyOf(ctx, req.id);
       // Another instance's events reach this one only once it listens.
       await watching;
       const sub = hub.subscribe(topicOf(key));
@@ -845,7 +846,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
     async createTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
       requirePush();
-      const key = keyOf(ctx, req.tenant, req.taskId);
+      const key = keyOf(ctx, req.taskId);
       if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
       await checkWebhookUrl(req.url, options.push);
       const config = pushConfigOf(req, key);
@@ -855,7 +856,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
     async getTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
       requirePush();
-      const key = await existing(ctx, req.tenant, req.taskId);
+      const key = await existing(ctx, req.taskId);
       const config = await store.pushConfigs.get(key, req.id);
       if (!config) throw A2AErrors.taskNotFound(req.taskId, `push notification config ${req.id} of task ${req.taskId} not found`);
       return config;
@@ -863,7 +864,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
     async listTaskPushNotificationConfigs(req: AnyRequest, ctx: HandlerContext) {
       requirePush();
-      const key = await existing(ctx, req.tenant, req.taskId);
+      const key = await existing(ctx, req.taskId);
       const all = await store.pushConfigs.list(key);
       const pageSize: number = req.pageSize || all.length || 1;
       if (pageSize < 0) throw A2AErrors.invalidParams(`pageSize must not be negative, got ${pageSize}`);
@@ -876,7 +877,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
     async deleteTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
       requirePush();
-      const key = await existing(ctx, req.tenant, req.taskId);
+      const key = await existing(ctx, req.taskId);
       await store.pushConfigs.delete(key, req.id);
       return {};
     },
@@ -906,8 +907,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (!currentCard().capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
   }
 
-  async function existing(ctx: HandlerContext, tenant: string, taskId: string): Promise<TaskKey> {
-    const key = keyOf(ctx, tenant, taskId);
+  async function existing(ctx: HandlerContext, taskId: string): Promise<TaskKey> {
+    const key = keyOf(ctx, taskId);
     if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(taskId);
     return key;
   }
