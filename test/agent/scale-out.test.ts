@@ -12,7 +12,6 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore } from "../../packages/runtime/src/agent/sql/store.js";
-import type { SqlClient } from "../../packages/runtime/src/agent/sql/client.js";
 import type { AgentStore, SharedStore } from "a2a-http/agent";
 import { TaskState, type StreamResponse, type Task } from "../../gen/a2a_pb.js";
 import {
@@ -30,77 +29,19 @@ import {
   type StartOptions,
   type TestAgent,
 } from "./engine-harness.js";
-import { connectPostgres, openPglite } from "../../packages/runtime/src/agent/sql/client.js";
-
-// TEMPORARY until the shared helper of the SQL tests lands.
-interface SqlEngine {
-  readonly name: string;
-  setUp(): Promise<void>;
-  client(): Promise<SqlClient>;
-  tearDown(): Promise<void>;
-}
-function sqlEngines(): SqlEngine[] {
-  let lite: SqlClient | undefined;
-  const engines: SqlEngine[] = [
-    {
-      name: "PGlite",
-      async setUp() {
-        lite = await openPglite("memory://");
-      },
-      // The one in-process database, for every store of the test; closed by tearDown.
-      client: async () => unclosed(lite!),
-      async tearDown() {
-        await lite?.close();
-      },
-    },
-  ];
-  const url = process.env["DATABASE_URL"];
-  if (url) {
-    const dbName = `a2a_scale_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-    let admin: SqlClient | undefined;
-    engines.push({
-      name: "PostgreSQL",
-      async setUp() {
-        admin = await connectPostgres(url, { max: 1 });
-        await admin.query(`CREATE DATABASE ${dbName}`);
-      },
-      client: async () => {
-        const u = new URL(url);
-        u.pathname = `/${dbName}`;
-        return connectPostgres(u.toString());
-      },
-      async tearDown() {
-        // A backend leaves pg_stat_activity a moment after its client hung up.
-        for (let i = 0; i < 100; i++) {
-          const r = await admin!.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [dbName]);
-          if (Number(r.rows[0]!["n"]) === 0) break;
-          await sleep(20);
-        }
-        await admin?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        await admin?.close();
-      },
-    });
-  }
-  return engines;
-}
+import { describeSqlEngines, useDatabase } from "./sql-databases.js";
 
 const LOCAL_PUSH = { allow: { http: true, addresses: ["127.0.0.1/32"] }, baseDelayMs: 20, maxDelayMs: 100, timeoutMs: 2_000 } as const;
 
-/** A client that does not close the database: several stores share one in a test. */
-function unclosed(db: SqlClient): SqlClient {
-  return { ...db, close: async () => {} };
-}
-
-describe.each(sqlEngines())("two instances on one $name database", (engine: SqlEngine) => {
+describeSqlEngines((engine) => describe("two instances on one database", () => {
   let a: TestAgent;
   let b: TestAgent;
-  const open: SqlClient[] = [];
   const agents: TestAgent[] = [];
+  const database = useDatabase(engine);
 
+  // Each instance its own client (on PostgreSQL its own pool), as separate processes would have.
   async function storeOn(instance: string, leaseMs?: number): Promise<AgentStore> {
-    const db = await engine.client();
-    open.push(db);
-    return createSqlStore(unclosed(db), { migrate: true, instance, ...(leaseMs ? { leaseMs } : {}) });
+    return createSqlStore(await database().connect(), { migrate: true, instance, ...(leaseMs ? { leaseMs } : {}) });
   }
 
   async function agentOn(instance: string, options: StartOptions & { leaseMs?: number } = {}): Promise<TestAgent> {
@@ -110,7 +51,6 @@ describe.each(sqlEngines())("two instances on one $name database", (engine: SqlE
   }
 
   beforeAll(async () => {
-    await engine.setUp();
     a = await agentOn("A");
     b = await agentOn("B");
   }, 60_000);
@@ -118,8 +58,6 @@ describe.each(sqlEngines())("two instances on one $name database", (engine: SqlE
   afterAll(async () => {
     openAllGates();
     for (const agent of agents) await agent.close();
-    for (const db of open) await db.close();
-    await engine.tearDown();
   }, 60_000);
 
   it("100 tasks started on A and followed on B: every event, in order, once", async () => {
@@ -140,11 +78,22 @@ describe.each(sqlEngines())("two instances on one $name database", (engine: SqlE
         ca.sendMessage({ message: userMessage(`${key} go`), configuration: { returnImmediately: true } }).then((r) => r.payload.value as Task),
       ),
     );
-    const streams = tasks.map((t) => collect(cb.subscribeToTask({ id: t.id })));
-    // Every subscription is open (its first event, the Task, is written) before any executor goes on.
-    await sleep(300);
+    // Every subscription is open (its first event, the Task, has come) before any executor goes on.
+    const streams = await Promise.all(
+      tasks.map(async (t) => {
+        const it = cb.subscribeToTask({ id: t.id })[Symbol.asyncIterator]();
+        const first = await it.next();
+        return { first: first.value as StreamResponse, it };
+      }),
+    );
     started.open();
-    const got = await Promise.all(streams);
+    const got = await Promise.all(
+      streams.map(async ({ first, it }) => {
+        const events = [first];
+        for (let r = await it.next(); !r.done; r = await it.next()) events.push(r.value);
+        return events;
+      }),
+    );
     const expected = ["status:2:step 1", "status:2:step 2", "artifact:a2", "status:2:step 3", "status:2:step 4", "artifact:a4", "status:2:step 5", "status:3"];
     for (const events of got) {
       const d = describeEvents(events);
@@ -313,4 +262,4 @@ describe.each(sqlEngines())("two instances on one $name database", (engine: SqlE
   it("no instance reported an error", () => {
     for (const agent of agents) expect(agent.errors).toEqual([]);
   });
-});
+}));
