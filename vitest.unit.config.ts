@@ -3,7 +3,8 @@ import base from "./vitest.config.js";
 
 // `npm run test:unit`: the fast tests, in this process and its workers. Left
 // out, for `npm test`: package builds (test/package), scaffolded projects
-// that npm and tsx run (test/scaffold/scaffold.test.ts), the googleapis corpus,
+// that npm and tsx run (test/scaffold/scaffold.test.ts), the example agent
+// killed and restarted on a store (test/agent/kill-restart.test.ts), the googleapis corpus,
 // the reliability load and fuzz runs, and the browser.
 export default mergeConfig(
   base,
@@ -12,6 +13,7 @@ export default mergeConfig(
       exclude: [
         "test/package/**",
         "test/scaffold/scaffold.test.ts",
+        "test/agent/kill-restart.test.ts",
         "test/corpus/**",
         "test/reliability/**",
         "test/openapi/browser.test.ts",
