@@ -12,7 +12,7 @@
  * PostgreSQL, PGlite) or on a PostgreSQL server, which several instances of
  * the agent may share (see docs/agent.md, Stores). With --tenant, every interface carries that tenant, so A2A clients put it
  * in the path (`/name/tasks/...`) or the request's `tenant` field; the routes
- * without a tenant still work. `--grpc-port -1` turns gRPC off.
+ * without a tenant still work. `--grpc-port -1` (or `off`) turns gRPC off.
  */
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
@@ -255,7 +255,7 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
 
   --framework  the server framework (default express)
   --port       the HTTP port (default 41241; 0 picks a free one)
-  --grpc-port  the gRPC port (default 41242; 0 picks a free one; -1 turns gRPC off)
+  --grpc-port  the gRPC port (default 41242; 0 picks a free one; -1 or off turns gRPC off)
   --grpc-max-streams     concurrent streams per HTTP/2 session (default 100)
   --grpc-idle-ms         close a gRPC session idle this long (default 300000; 0: never)
   --grpc-session-memory  megabytes one HTTP/2 session may buffer (default 10)
@@ -287,10 +287,28 @@ function allowedHostsFlag(text: string): AllowedHosts {
   return text.trim() === "any" ? "any" : text.split(",").map((h) => h.trim()).filter((h) => h !== "");
 }
 
+/**
+ * `--grpc-port -1` as `--grpc-port=-1`: node's parseArgs takes a value that
+ * starts with "-" for an option, and refuses it, unless joined with "=".
+ */
+export function negativeValuesJoined(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const next = args[i + 1];
+    if (a.startsWith("--") && !a.includes("=") && next !== undefined && /^-\d+$/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   let values;
   try {
     ({ values } = parseArgs({
+      args: negativeValuesJoined(process.argv.slice(2)),
       options: {
         framework: { type: "string", default: "express" },
         port: { type: "string", default: "41241" },
@@ -330,7 +348,8 @@ async function main(): Promise<void> {
     console.error(`--port must be a port number, not "${values.port}"`);
     process.exit(2);
   }
-  const grpcPort = Number(values["grpc-port"]);
+  // "off" as in a scaffolded agent's GRPC_PORT.
+  const grpcPort = values["grpc-port"] === "off" ? -1 : Number(values["grpc-port"]);
   if (!Number.isInteger(grpcPort) || grpcPort < -1 || grpcPort > 65535) {
     console.error(`--grpc-port must be a port number or -1, not "${values["grpc-port"]}"`);
     process.exit(2);

@@ -10,7 +10,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { pickTransport } from "a2a-http";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
 import { A2AService, TaskState, type Task } from "../../gen/a2a_pb.js";
-import { startExampleAgent, type RunningAgent } from "../../example/server.js";
+import { negativeValuesJoined, startExampleAgent, type RunningAgent } from "../../example/server.js";
 import { frameworks } from "./harness/our-server.js";
 import { userMessage } from "./harness/util.js";
 
@@ -48,5 +48,12 @@ describe.each(frameworks)("the example agent on %s", (framework) => {
     for await (const e of rpc.sendStreamingMessage({ message: userMessage("streamed") })) events.push(e.payload.case);
     expect(events[0]).toBe("task");
     expect(events.at(-1)).toBe("statusUpdate");
+  });
+});
+
+describe("the example agent's flags", () => {
+  it("`--grpc-port -1` is read as `--grpc-port=-1` (node's parseArgs refuses a value starting with '-')", () => {
+    expect(negativeValuesJoined(["--grpc-port", "-1", "--port", "0"])).toEqual(["--grpc-port=-1", "--port", "0"]);
+    expect(negativeValuesJoined(["--grpc-port=-1", "--migrate", "-h"])).toEqual(["--grpc-port=-1", "--migrate", "-h"]);
   });
 });
