@@ -97,7 +97,7 @@ describe("our JSON-RPC client and server", () => {
     expect(JSON.parse(raw).error.code).toBe(-32603);
   });
 
-  it("a context factory's UNAUTHENTICATED is an HTTP 401 with the JSON-RPC error; the handler is not called", async () => {
+  it("a context factory's UNAUTHENTICATED is an HTTP 401 with the JSON-RPC error (id null: the factory refused on the headers, before the body was read); the handler is not called", async () => {
     const getTask = vi.fn();
     const handle = fetchHandlerOf(
       createJsonRpcHandler(A2AServiceRoutes, { getTask }, { profile: "a2a", context: () => { throw new RpcError(Code.UNAUTHENTICATED, "who are you"); } }),
@@ -105,7 +105,7 @@ describe("our JSON-RPC client and server", () => {
     const fetch = ((i: RequestInfo | URL, init?: RequestInit) => handle(new Request(i, init))) as typeof globalThis.fetch;
     const res = await fetch(URL_, { method: "POST", headers: { "a2a-version": "1.0", "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"x"}}' });
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ id: 9, error: { code: -32000, message: "who are you" } });
+    expect(await res.json()).toMatchObject({ id: null, error: { code: -32000, message: "who are you" } });
     const e = asRpc(await rejection(createA2AServiceClient({ baseUrl: URL_, transport: "jsonrpc", fetch }).getTask({ id: "x" })));
     expect(e.code).toBe(Code.UNAUTHENTICATED);
     expect(e.httpStatus).toBe(401);

@@ -26,6 +26,7 @@ import {
   defaultOnError,
   isBlank,
   merge,
+  type ContextInput,
   type HttpHandlerOptions,
   type ResponseHeaders,
   type ServerErrorInfo,
@@ -91,6 +92,12 @@ const sseHeaders: ResponseHeaders = {
   "x-accel-buffering": "no",
 };
 
+/** What the context factory's first call, on the headers, gave: its fields and the response headers it set. */
+interface Authenticated {
+  readonly extra: unknown;
+  readonly headers: Headers | undefined;
+}
+
 /** Thrown inside the handler for envelope-level errors that carry a JSON-RPC code of their own. */
 class EnvelopeError extends Error {
   constructor(
@@ -106,7 +113,9 @@ class EnvelopeError extends Error {
  * Builds the framework-free JSON-RPC 2.0 handler for the rpcs of a route
  * table (the generated `<Service>Routes`). It answers POST at the mount
  * point; the rest of the request pipeline is that of HTTP+JSON: the body
- * limit, the context factory, ProtoJSON decoding with unknown fields
+ * limit, the context factory (first on the headers alone, before the body
+ * is read; then once per request with its method and tenant, before its
+ * params are decoded), ProtoJSON decoding with unknown fields
  * ignored, REQUIRED fields, the A2A version and extensions headers, and the
  * same error mapping (see {@link toJsonRpcError}). Every JSON-RPC answer,
  * errors included, is HTTP 200 `application/json`, except UNAUTHENTICATED and
@@ -232,6 +241,16 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     if (req.method !== "POST") {
       return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` }, 405, { allow: "POST" });
     }
+    // Authentication before work: the factory on the headers, before one
+    // byte of the body is read (a refused credential costs no reading,
+    // parsing or decoding; the adapters drain what the client still sends,
+    // bounded, so that it reads the answer instead of a reset).
+    let early: Authenticated | undefined;
+    if (contextFactory) {
+      const first = await authenticate(req);
+      if (!("extra" in first)) return first;
+      early = first;
+    }
     let text: string;
     try {
       text = await req.readBody(bodyLimit);
@@ -259,14 +278,16 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     const extensions = a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [];
 
     if (!Array.isArray(parsed)) {
-      const out = await serveOne(req, parsed, false, version, extensions);
+      const out = await serveOne(req, parsed, false, version, extensions, early);
+      // What the first call set goes out too, under what the request's own call and handler set.
+      const headers = combine(early?.headers, out.kind === "none" ? undefined : out.headers);
       switch (out.kind) {
         case "none":
-          return { status: 204, headers: {}, body: "" };
+          return { status: 204, headers: merge({}, headers), body: "" };
         case "stream":
-          return { status: 200, headers: merge(sseHeaders, out.headers), body: out.stream };
+          return { status: 200, headers: merge(sseHeaders, headers), body: out.stream };
         case "response":
-          return single(out.response, out.status ?? 200, out.headers);
+          return single(out.response, out.status ?? 200, headers);
       }
     }
     if (parsed.length === 0) return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "an empty batch is not a request" });
@@ -275,19 +296,45 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `a batch may hold at most ${maxBatch} requests, this one has ${parsed.length}` });
     }
     const answers: JsonRpcResponse[] = [];
-    let headers: Headers | undefined;
+    let headers = early?.headers;
     for (const item of parsed) {
-      const out = await serveOne(req, item, true, version, extensions);
+      const out = await serveOne(req, item, true, version, extensions, early);
       if (out.kind !== "response") continue;
       answers.push(out.response);
-      if (out.headers) {
-        headers ??= new Headers();
-        out.headers.forEach((v, k) => headers!.set(k, v));
-      }
+      headers = combine(headers, out.headers);
     }
-    if (answers.length === 0) return { status: 204, headers: {}, body: "" };
+    if (answers.length === 0) return { status: 204, headers: merge({}, headers), body: "" };
     return { status: 200, headers: merge(jsonHeaders, headers), body: JSON.stringify(answers) };
   };
+
+  /**
+   * The context factory's first call, on the headers alone (no rpc, route or
+   * tenant: they are in the body), or the answer to its refusal: id null, as
+   * no request was read; 401/403 for UNAUTHENTICATED/PERMISSION_DENIED, with
+   * the headers it set (WWW-Authenticate).
+   */
+  async function authenticate(req: UniversalServerRequest): Promise<Authenticated | UniversalServerResponse> {
+    let set: Headers | undefined;
+    const input: ContextInput<Native> = {
+      rpc: undefined,
+      route: undefined,
+      tenant: undefined,
+      headers: req.headers,
+      signal: req.signal,
+      get responseHeaders() {
+        return (set ??= new Headers());
+      },
+      native: req.native as Native,
+    };
+    try {
+      let extra: unknown = contextFactory!(input);
+      if (extra instanceof Promise) extra = await extra;
+      return { extra, headers: set };
+    } catch (e) {
+      const err = toRpcError(e, undefined, "context");
+      return single({ jsonrpc: "2.0", id: null, error: errorObject(err, undefined) }, refusalStatus(err) ?? 200, set);
+    }
+  }
 
   /** Serves one request object of a body (the body itself, or one element of a batch). */
   async function serveOne(
@@ -296,6 +343,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     inBatch: boolean,
     version: RpcError | undefined,
     extensions: readonly string[],
+    early: Authenticated | undefined,
   ): Promise<Outcome> {
     // 1. The envelope. A malformed one is answered even without an id (JSON-RPC §5).
     if (typeof item !== "object" || item === null || Array.isArray(item)) {
@@ -335,8 +383,11 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
     if (version) return fail(version, method.rpc);
 
-    // 2. The context, before the params are decoded (a refused credential
-    // costs no decoding), with the tenant the params name (tenant.ts).
+    // 2. The context, before the params are decoded, with the rpc and the
+    // tenant the params name (tenant.ts): the factory's second call. It runs
+    // always, not only when the params name a tenant: the first call saw
+    // no rpc, and a factory that refuses by rpc must see it before the
+    // handler runs. The first call's fields are the base its fields replace.
     const params = o["params"];
     let ctx: ServerContext;
     try {
@@ -346,6 +397,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       const raw = method.tenantField ? jsonTenant(params) : undefined;
       if (raw) checkPathValue("tenant", raw);
       ctx = new ServerContext(method.rpc, raw || undefined, req, extensions);
+      if (early?.extra) Object.assign(ctx, early.extra);
     } catch (e) {
       return fail(e, method.rpc);
     }
@@ -367,8 +419,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       } catch (e) {
         const err = toRpcError(e, method.rpc, "context");
         if (notification) return { kind: "none" };
-        // A refused credential is worth an HTTP status that proxies and clients act on.
-        const status = err.code === Code.UNAUTHENTICATED ? 401 : err.code === Code.PERMISSION_DENIED ? 403 : undefined;
+        const status = refusalStatus(err);
         const response: JsonRpcResponse = { jsonrpc: "2.0", id: rid, error: errorObject(err, method.rpc) };
         return status === undefined ? { kind: "response", response, headers: ctx.touchedHeaders() } : { kind: "response", response, headers: ctx.touchedHeaders(), status };
       }
@@ -440,6 +491,22 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 }
 
 type AnyHandler = (request: Message, context: HandlerContext) => unknown;
+
+/** A refused credential is worth an HTTP status that proxies and clients act on; other errors of the factory are HTTP 200. */
+function refusalStatus(err: RpcError): number | undefined {
+  return err.code === Code.UNAUTHENTICATED ? 401 : err.code === Code.PERMISSION_DENIED ? 403 : undefined;
+}
+
+/** `b` over `a` (either may be missing); Set-Cookie values of both are kept. */
+function combine(a: Headers | undefined, b: Headers | undefined): Headers | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const out = new Headers(a);
+  b.forEach((value, name) => {
+    if (name !== "set-cookie") out.set(name, value);
+  });
+  for (const cookie of b.getSetCookie()) out.append("set-cookie", cookie);
+  return out;
+}
 
 /** The id of a request object, if it has a valid one (for errors found before the envelope is read). */
 function idOf(v: unknown): Id {

@@ -73,10 +73,15 @@ export interface UniversalServerResponse {
 
 /** What the context factory gets. */
 export interface ContextInput<Native = unknown> {
-  /** The rpc being served, lowerCamel. */
-  readonly rpc: string;
-  /** The matched binding. */
-  readonly route: RouteBinding;
+  /**
+   * The rpc being served, lowerCamel. Undefined in JSON-RPC's first call,
+   * made on the headers alone before the body is read (the method is in the
+   * body): a factory refuses a missing or bad credential there, and is
+   * called again with the rpc before any handler runs (docs/security.md).
+   */
+  readonly rpc: string | undefined;
+  /** The matched binding; undefined when `rpc` is. */
+  readonly route: RouteBinding | undefined;
   readonly headers: Headers;
   readonly signal: AbortSignal;
   /**
@@ -125,11 +130,14 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   /**
    * Adds fields to the handler context, e.g. the authenticated user. May be
    * async; may throw an {@link RpcError} (e.g. UNAUTHENTICATED) to answer
-   * before the body is read (HTTP+JSON) or decoded (JSON-RPC). It sees the
-   * tenant the handler will act for; on HTTP+JSON a tenant that only the
-   * body names (a POST without `{tenant}` in its path) is seen in a second
-   * call, once the body is parsed and before it is decoded, whose fields
-   * replace the first's (docs/security.md).
+   * before the body is read. It is first called with what is known before
+   * the body (HTTP+JSON: the rpc and the path's or query's tenant; JSON-RPC:
+   * the headers alone, `rpc` undefined) and, when the body tells it more (a
+   * tenant only the body names; on JSON-RPC the method and `params.tenant`,
+   * once per request of a batch), again once the body is parsed and before
+   * it is decoded; a later call's fields replace the earlier's. The last
+   * call before a handler sees that handler's rpc and tenant
+   * (docs/security.md).
    */
   readonly context?: (input: ContextInput<Native>) => ContextExtra<Ctx> | Promise<ContextExtra<Ctx>>;
   /** A2A profile: the `A2A-Version`s served, compared by Major.Minor. Default `["1.0"]`. */
