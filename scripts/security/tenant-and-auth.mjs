@@ -50,6 +50,51 @@ function closingSenders(origin, path, bytes, n, version = "1.0") {
   return Promise.all(Array.from({ length: n }, one));
 }
 
+/**
+ * A raw JSON-RPC POST that announces `bytes` of body and sends only its first
+ * `sendFirst`: the status, the headers, the body and the ms from the headers
+ * to the whole answer, or undefined when none came in `waitMs` (a server that
+ * reads the body before authenticating waits for the rest).
+ */
+function withheld(origin, bytes, sendFirst, waitMs = 3000) {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    let start = 0;
+    const timer = setTimeout(() => (socket.destroy(), resolve(undefined)), waitMs);
+    socket.setEncoding("latin1");
+    socket.on("error", () => {});
+    socket.on("data", (c) => {
+      text += c;
+      const end = text.indexOf("\r\n\r\n");
+      const length = /content-length: (\d+)/i.exec(text);
+      if (end < 0 || !length || text.length < end + 4 + Number(length[1])) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ status: Number(text.slice(9, 12)), headers: text.slice(0, end).toLowerCase(), body: text.slice(end + 4), ms: performance.now() - start });
+    });
+    socket.write(`POST /jsonrpc HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`, () => {
+      start = performance.now();
+      if (sendFirst > 0) socket.write(Buffer.alloc(sendFirst, 32));
+    });
+  });
+}
+
+/** Runs `work` while sampling this process's heap (the agent runs in it): the result and the peak above the start, in MB. */
+async function heapPeak(work) {
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 2);
+  try {
+    const result = await work();
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+    return { result, mb: (peak - base) / 2 ** 20 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export async function run(probe) {
   for (const framework of ["express", "fastify", "hono"]) {
     const agent = await startAuthAgent(framework);
@@ -97,19 +142,38 @@ export async function run(probe) {
       const nulRpc = await call(at("/jsonrpc"), { method: "POST", headers: as("bob", json), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "a\u0000b" } }) });
       probe(`${tag} path: JSON-RPC GetTask of a NUL id is refused as the path refuses it`, nulRpc.text.includes("-32602"), nulRpc.text.slice(0, 100));
 
-      // Item 4: authentication before work.
+      // Item 4: authentication before work. JSON-RPC authenticates on the
+      // headers: a body withheld after them still gets its 401.
+      const early = await withheld(agent.origin, 3_000_000, 0);
+      probe(
+        `${tag} auth: JSON-RPC 3 MB SendMessage without a token, its body withheld, is a 401 (id null, WWW-Authenticate) before the body is read`,
+        early?.status === 401 && early.headers.includes(`www-authenticate: ${agent.challenge.toLowerCase()}`) && JSON.parse(early.body).id === null,
+        early ? `HTTP ${early.status} in ${early.ms.toFixed(1)} ms` : "no answer in 3 s",
+      );
+      const held = await heapPeak(() => Promise.all(Array.from({ length: 8 }, () => withheld(agent.origin, 3_000_000, 65536))));
+      probe(
+        `${tag} auth: eight of them at once, 64 KiB of each 3 MB sent, are all 401`,
+        held.result.every((r) => r?.status === 401),
+        `${held.result.map((r) => r?.status ?? "none").join(" ")}, slowest ${Math.max(...held.result.map((r) => r?.ms ?? Infinity)).toFixed(1)} ms, heap +${held.mb.toFixed(1)} MB`,
+      );
       const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ data: Array(90_000).fill("x".repeat(28)) }] } } });
       let t = performance.now();
       const noToken = await call(at("/jsonrpc"), { method: "POST", headers: { ...v, ...json }, body: big });
       const ms401 = performance.now() - t;
       probe(
-        `${tag} auth: JSON-RPC ${(big.length / 2 ** 20).toFixed(1)} MiB SendMessage without a token is a 401 with WWW-Authenticate, before decoding`,
+        `${tag} auth: JSON-RPC ${(big.length / 2 ** 20).toFixed(1)} MiB SendMessage sent whole without a token is a 401 with WWW-Authenticate`,
         noToken.status === 401 && noToken.headers.get("www-authenticate") === agent.challenge,
         `HTTP ${noToken.status} in ${ms401.toFixed(0)} ms`,
       );
       t = performance.now();
-      const eight = await Promise.all(Array.from({ length: 8 }, () => call(at("/jsonrpc"), { method: "POST", headers: { ...v, ...json }, body: big })));
-      probe(`${tag} auth: eight of them at once are all 401`, eight.every((r) => r.status === 401), `${eight.map((r) => r.status).join(" ")} in ${(performance.now() - t).toFixed(0)} ms`);
+      const eight = await heapPeak(() => Promise.all(Array.from({ length: 8 }, () => call(at("/jsonrpc"), { method: "POST", headers: { ...v, ...json }, body: big }))));
+      probe(
+        `${tag} auth: eight of them at once are all 401`,
+        eight.result.every((r) => r.status === 401),
+        `${eight.result.map((r) => r.status).join(" ")} in ${(performance.now() - t).toFixed(0)} ms, heap +${eight.mb.toFixed(1)} MB`,
+      );
+      const rpcSenders = await closingSenders(agent.origin, "/jsonrpc", 3 * 2 ** 20, 8);
+      probe(`${tag} auth: 8 clients still sending 3 MiB to /jsonrpc (Connection: close) all read their 401, no EPIPE`, rpcSenders.every((s) => s === "401"), rpcSenders.join(" "));
       const http = await call(at("/message:send"), { method: "POST", headers: { ...v, ...json }, body: "{" });
       probe(`${tag} auth: HTTP+JSON 401 carries WWW-Authenticate`, http.status === 401 && http.headers.get("www-authenticate") === agent.challenge, `HTTP ${http.status}, ${http.headers.get("www-authenticate")}`);
       const senders = await closingSenders(agent.origin, "/message:send", 3 * 2 ** 20, 8);
