@@ -4,13 +4,13 @@
  * (HTTP+JSON, JSON-RPC, gRPC) serves it unchanged. The rules are those of
  * A2A v1.0.1; docs/agent.md explains them and the design.
  */
-import { clone, create, toJsonString, type DescMessage, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
-import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { clone, create, protoInt64, toJsonString, type DescMessage, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import { TimestampSchema, timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
-import { createMemoryStore } from "./memory-store.js";
+import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import { checkWebhookUrl, createPushSender, type PushOptions, type PushSender } from "./push.js";
 import { StaleVersionError, StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
@@ -102,6 +102,10 @@ interface Schemas {
   readonly artifact: DescMessage;
   readonly stream: DescMessage;
   readonly pushConfig: DescMessage | undefined;
+  /** StreamResponse's payloads. */
+  readonly statusUpdate: DescMessage;
+  readonly artifactUpdate: DescMessage;
+  readonly part: DescMessage;
 }
 
 function schemasOf(service: DescService): Schemas {
@@ -116,21 +120,64 @@ function schemasOf(service: DescService): Schemas {
   const task = field(send.output, "task");
   const stream = method("sendStreamingMessage")?.output ?? method("subscribeToTask")?.output;
   if (!stream) throw new Error(`${service.typeName} has no streaming rpc to take StreamResponse from`);
+  const message = field(send.output, "message");
   return {
     task,
     status: field(task, "status"),
-    message: field(send.output, "message"),
+    message,
     artifact: field(task, "artifacts"),
     stream,
     pushConfig: method("createTaskPushNotificationConfig")?.output,
+    statusUpdate: field(stream, "statusUpdate"),
+    artifactUpdate: field(stream, "artifactUpdate"),
+    part: field(message, "parts"),
   };
+}
+
+type Init = Record<string, unknown>;
+
+/**
+ * `create(desc, init)` for an init whose values are already what the message
+ * holds (messages, scalars, oneof ADTs of those; undefined for unset): a copy
+ * of the zero message with the values set, as create() makes it, without its
+ * reflection over every field on every call (the engine makes several
+ * messages per published event). Messages that need a prototype (proto2
+ * defaults, editions) go through create() itself.
+ */
+function maker(desc: DescMessage): (init: Init) => ProtoMessage {
+  const zero = create(desc) as unknown as Init;
+  if (Object.getPrototypeOf(zero) !== Object.prototype) return (init) => create(desc, init as never);
+  // Lists, maps and oneof ADTs are mutable: each message gets its own.
+  const fresh: [string, () => unknown][] = [];
+  for (const m of desc.members) {
+    if (m.kind === "oneof") fresh.push([m.localName, () => ({ case: undefined })]);
+    else if (m.fieldKind === "list") fresh.push([m.localName, () => []]);
+    else if (m.fieldKind === "map") fresh.push([m.localName, () => ({})]);
+  }
+  return (init) => {
+    const msg: Init = { ...zero };
+    for (const [name, make] of fresh) if (init[name] == null) msg[name] = make();
+    for (const k in init) {
+      const v = init[k];
+      if (v != null) msg[k] = v;
+    }
+    return msg as unknown as ProtoMessage;
+  };
+}
+
+const makeTimestamp = maker(TimestampSchema);
+
+/** As protobuf-es's timestampFromMs. */
+function timestampFromMs(ms: number): ProtoMessage {
+  const seconds = Math.floor(ms / 1000);
+  return makeTimestamp({ seconds: protoInt64.parse(seconds), nanos: (ms - seconds * 1000) * 1000000 });
 }
 
 /** One executor at work on one task, in this process. */
 interface Run {
   readonly topic: string;
   readonly key: TaskKey;
-  readonly controller: AbortController;
+  readonly controller: LazyAbort;
   /** The new task before anything is stored (undefined once stored, or for a continued task). */
   unstored: { task: TaskLike; pushConfig: PushConfigLike | undefined } | undefined;
   /**
@@ -163,34 +210,84 @@ interface Deferred<T> {
   resolve(value: T): void;
   reject(error: unknown): void;
   readonly done: boolean;
+  /** Once resolved: the value, so that a caller that finds it done need not wait a tick for it. */
+  readonly value: T | undefined;
+}
+
+/**
+ * A promise settled from outside. Its promise is made on first use: most runs
+ * never wait on some of theirs (`returned` only at shutdown, `settled` only for
+ * a blocking SendMessage), and each promise (with the catch that keeps a
+ * rejection nobody waits for quiet) is two allocations per request.
+ */
+class LazyDeferred<T> implements Deferred<T> {
+  done = false;
+  value: T | undefined = undefined;
+  private error: unknown = undefined;
+  private failed = false;
+  private made: Promise<T> | undefined;
+  private settle: ((v: T) => void) | undefined;
+  private fail: ((e: unknown) => void) | undefined;
+
+  get promise(): Promise<T> {
+    if (this.made) return this.made;
+    if (this.done) {
+      this.made = this.failed ? Promise.reject(this.error) : Promise.resolve(this.value as T);
+    } else {
+      this.made = new Promise<T>((ok, fail) => {
+        this.settle = ok;
+        this.fail = fail;
+      });
+    }
+    // Nobody may be waiting (a blocking SendMessage reads the store instead).
+    this.made.catch(() => {});
+    return this.made;
+  }
+
+  resolve(v: T): void {
+    if (this.done) return;
+    this.done = true;
+    this.value = v;
+    this.settle?.(v);
+  }
+
+  reject(e: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.failed = true;
+    this.error = e;
+    this.fail?.(e);
+  }
+}
+
+/**
+ * An AbortController made when its signal is first read: an executor that
+ * never looks at its signal (most quick ones) costs no AbortSignal per task.
+ * Aborted before, the signal is made aborted with the same reason.
+ */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private reason: unknown = undefined;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    if (this.aborted) return (this.made ??= AbortSignal.abort(this.reason));
+    return (this.controller = new AbortController()).signal;
+  }
+
+  private made: AbortSignal | undefined;
+
+  abort(reason: unknown): void {
+    if (this.controller) return this.controller.abort(reason);
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+  }
 }
 
 function deferred<T>(): Deferred<T> {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  let done = false;
-  const promise = new Promise<T>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  // Nobody may be waiting (a blocking SendMessage reads the store instead).
-  promise.catch(() => {});
-  return {
-    promise,
-    get done() {
-      return done;
-    },
-    resolve(v) {
-      if (done) return;
-      done = true;
-      resolve(v);
-    },
-    reject(e) {
-      if (done) return;
-      done = true;
-      reject(e);
-    },
-  };
+  return new LazyDeferred<T>();
 }
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -222,6 +319,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const handed = new Map<string, number>();
   const hub = new EventHub(options.subscriberLimit ?? 1_000, (topic) => handed.delete(topic));
   const shared = store.shared;
+  // The default store, done without awaits (its async methods do the same work).
+  const mem = shared ? undefined : memoryStoreSync(store);
   const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http agent:", e));
   const checkModes = options.checkInputModes ?? true;
@@ -248,42 +347,59 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     id,
   });
 
-  /** Runs `fn` after every earlier one for the same task (in this process). */
+  /**
+   * Runs `fn` after every earlier one for the same task (in this process).
+   * When nothing holds the task, `fn` starts at once: a publication then costs
+   * its own promise and the lock's tail, not a chain of four.
+   */
   function locked<R>(topic: string, fn: () => Promise<R>): Promise<R> {
-    const before = locks.get(topic) ?? Promise.resolve();
-    const result = before.then(fn, fn);
-    const tail = result.then(
-      () => {},
-      () => {},
-    );
+    const before = locks.get(topic);
+    let result: Promise<R>;
+    if (before === undefined) {
+      try {
+        result = fn();
+      } catch (e) {
+        result = Promise.reject(e);
+      }
+    } else result = before.then(fn, fn);
+    const tail: Promise<void> = result.then(release, release);
     locks.set(topic, tail);
-    void tail.then(() => {
+    function release(): void {
       if (locks.get(topic) === tail) locks.delete(topic);
-    });
+    }
     return result;
   }
 
   // --- messages -------------------------------------------------------------
 
-  const parts = (content: Content<T>): readonly object[] =>
-    typeof content === "string" ? [{ content: { case: "text", value: content } }] : (content as readonly object[]);
+  const make = {
+    task: maker(schemas.task),
+    status: maker(schemas.status),
+    message: maker(schemas.message),
+    artifact: maker(schemas.artifact),
+    stream: maker(schemas.stream),
+    statusUpdate: maker(schemas.statusUpdate),
+    artifactUpdate: maker(schemas.artifactUpdate),
+    part: maker(schemas.part),
+  };
 
-  function agentMessage(content: Content<T>, taskId: string, contextId: string): MessageLike {
-    return create(schemas.message, {
-      messageId: crypto.randomUUID(),
-      contextId,
-      taskId,
-      role: ROLE_AGENT,
-      parts: parts(content),
-    } as never) as unknown as MessageLike;
+  /** Content as the message's parts: a string is one text part, made here; the user's parts go through create(). */
+  function partsOf(content: Content<T>): readonly object[] {
+    return typeof content === "string" ? [make.part({ content: { case: "text", value: content } })] : (content as readonly object[]);
   }
 
-  function streamEvent(payload: { case: string; value: object }): ProtoMessage {
-    return create(schemas.stream, { payload } as never);
+  function agentMessage(content: Content<T>, taskId: string, contextId: string): MessageLike {
+    const init = { messageId: crypto.randomUUID(), contextId, taskId, role: ROLE_AGENT, parts: partsOf(content) };
+    return (typeof content === "string" ? make.message(init) : create(schemas.message, init as never)) as unknown as MessageLike;
+  }
+
+  /** A StreamResponse of a Task (already a message). */
+  function taskEvent(task: TaskLike): ProtoMessage {
+    return make.stream({ payload: { case: "task", value: task } });
   }
 
   function statusOf(state: number, message: MessageLike | undefined, at: number) {
-    return create(schemas.status, { state, message, timestamp: timestampFromMs(at) } as never) as unknown as TaskLike["status"];
+    return make.status({ state, message, timestamp: timestampFromMs(at) }) as unknown as TaskLike["status"];
   }
 
   /** A copy of the task to answer with: the last `historyLength` messages, artifacts or not. */
@@ -299,36 +415,51 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   // --- storing and publishing -------------------------------------------------
 
-  /** Stores a change of the task as one event, then hands the event to subscribers and push configs. */
-  async function commit(key: TaskKey, version: number, task: TaskLike, event: ProtoMessage): Promise<number> {
-    await store.tasks.commit(key, task, version, statusTime(task), event);
-    await published(key, version + 1, event);
-    return version + 1;
+  /**
+   * Stores a change of the task as one event, then hands the event to
+   * subscribers and push configs. On the memory store it is done at once and
+   * answers the new version itself rather than a promise of it.
+   */
+  function commit(key: TaskKey, topic: string, version: number, task: TaskLike, event: ProtoMessage): number | Promise<number> {
+    if (mem) {
+      mem.commit(key, task, version, statusTime(task), event);
+      published(key, topic, version + 1, event);
+      return version + 1;
+    }
+    return store.tasks.commit(key, task, version, statusTime(task), event).then(async () => {
+      await published(key, topic, version + 1, event);
+      return version + 1;
+    });
   }
 
   /**
    * Hands a stored event to subscribers and queues its push deliveries. Called
    * under the task's lock, so deliveries are queued in the events' order
-   * whatever the store's speed.
+   * whatever the store's speed. On the memory store it is done at once.
    */
-  async function published(key: TaskKey, seq: number, event: ProtoMessage): Promise<void> {
-    toHub(topicOf(key), seq, event);
+  function published(key: TaskKey, topic: string, seq: number, event: ProtoMessage): Promise<void> | undefined {
+    toHub(topic, seq, event);
     if (shared) {
       // The store queued the push deliveries in the event's transaction: any instance sends them.
       outbox?.kick();
-      return;
+      return undefined;
     }
-    let configs: PushConfigLike[];
-    try {
-      configs = await store.pushConfigs.list(key);
-    } catch (e) {
-      onError(e);
-      return;
+    if (mem) {
+      const configs = mem.pushConfigs(key);
+      if (configs !== undefined && configs.size > 0) toPush(topic, configs.values(), event);
+      return undefined;
     }
-    if (configs.length === 0) return;
-    const body = toJsonString(schemas.stream, event as never);
+    return store.pushConfigs.list(key).then(
+      (configs) => toPush(topic, configs, event),
+      (e: unknown) => onError(e),
+    );
+  }
+
+  function toPush(topic: string, configs: Iterable<PushConfigLike>, event: ProtoMessage): void {
+    let body: string | undefined;
     for (const c of configs) {
-      pushSender().send(topicOf(key), { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
+      body ??= toJsonString(schemas.stream, event as never);
+      pushSender().send(topic, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
     }
   }
 
@@ -341,7 +472,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** Stores a new task the executor has started to publish on. */
   async function store1st(run: Run): Promise<{ task: TaskLike; version: number }> {
     const { task, pushConfig } = run.unstored!;
-    const event = streamEvent({ case: "task", value: task });
+    const event = taskEvent(task);
     try {
       await store.tasks.create(run.key, task, statusTime(task), event);
     } catch (e) {
@@ -354,7 +485,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       // Stored after the task's first event, which the store's commit could not queue for it.
       await shared?.outbox.enqueue(run.key, pushConfig.id, 1);
     }
-    await published(run.key, 1, event);
+    await published(run.key, run.topic, 1, event);
     run.latest = { task, version: 1 };
     run.first.resolve(run.latest);
     return run.latest;
@@ -400,7 +531,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   async function apply(run: Run, change: Change): Promise<void> {
     for (let tries = 0; ; tries++) {
-      const { task, version } = await current(run);
+      const { task, version } = run.unstored || !run.latest ? await current(run) : run.latest;
       const before = task.status?.state ?? 0;
       if (isTerminal(before)) {
         // Ended elsewhere: canceled through another instance, or failed by one that took it over.
@@ -410,7 +541,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const next = change(task, Date.now());
       let version2: number;
       try {
-        version2 = await commit(run.key, version, next.task, next.event);
+        const v = commit(run.key, run.topic, version, next.task, next.event);
+        version2 = typeof v === "number" ? v : await v;
       } catch (e) {
         run.latest = undefined;
         if (e instanceof StaleVersionError && tries < STALE_RETRIES) continue;
@@ -439,7 +571,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   function statusChange(task: TaskLike, state: number, message: MessageLike | undefined, at: number) {
     const status = statusOf(state, message, at);
     const next: TaskLike = { ...task, status, history: message ? [...task.history, message] : task.history };
-    const event = streamEvent({ case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status } });
+    const event = make.stream({ payload: { case: "statusUpdate", value: make.statusUpdate({ taskId: task.id, contextId: task.contextId, status }) } });
     return { task: next, event };
   }
 
@@ -448,16 +580,15 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const artifacts = [...task.artifacts];
     if (i < 0) artifacts.push(artifact);
     else artifacts[i] = append ? { ...artifacts[i]!, parts: [...artifacts[i]!.parts, ...artifact.parts] } : artifact;
-    const event = streamEvent({
-      case: "artifactUpdate",
-      value: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk },
-    });
+    const value = make.artifactUpdate({ taskId: task.id, contextId: task.contextId, artifact, append, lastChunk });
+    const event = make.stream({ payload: { case: "artifactUpdate", value } });
     return { task: { ...task, artifacts }, event };
   }
 
   function toArtifact(a: T["artifact"] | string): TaskLike["artifacts"][number] {
-    const init = typeof a === "string" ? { parts: parts(a) } : a;
-    const artifact = create(schemas.artifact, init as never) as unknown as TaskLike["artifacts"][number];
+    const artifact = (
+      typeof a === "string" ? make.artifact({ parts: partsOf(a) }) : create(schemas.artifact, a as never)
+    ) as unknown as TaskLike["artifacts"][number];
     if (artifact.artifactId === "") artifact.artifactId = crypto.randomUUID();
     return artifact;
   }
@@ -476,7 +607,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     return {
       taskId: id,
       contextId,
-      signal: run.controller.signal,
+      get signal() {
+        return run.controller.signal;
+      },
       reply: (content) => publish(run, "reply", content),
       working: (m) => status(TaskState.WORKING, m),
       artifact,
@@ -501,6 +634,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   function checkInputModes(message: MessageLike, card: Card): void {
+    // Per request: the card may have changed since.
     const accepted = new Set(card.defaultInputModes.map(baseType));
     for (const s of card.skills) for (const m of s.inputModes) accepted.add(baseType(m));
     if (accepted.size === 0 || accepted.has("*/*")) return;
@@ -526,7 +660,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       if (!card.capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
       await checkWebhookUrl(pushInit.url, options.push);
     }
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const at = Date.now();
     let run: Run;
     let snapshot: TaskLike;
@@ -553,7 +687,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key));
         const m = { ...incoming, contextId: task.contextId };
         const next = statusChange({ ...task, history: [...task.history, m] }, TaskState.WORKING, undefined, at);
-        const version2 = await commit(key, version, next.task, next.event);
+        const version2 = await commit(key, run.topic, version, next.task, next.event);
         runs.set(run.topic, run);
         run.latest = { task: next.task, version: version2 };
         return { task: next.task, version: version2, message: m };
@@ -565,12 +699,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const key = keyOf(ctx, crypto.randomUUID());
       const contextId = incoming.contextId || crypto.randomUUID();
       message = { ...incoming, taskId: key.id, contextId };
-      snapshot = create(schemas.task, {
+      snapshot = make.task({
         id: key.id,
         contextId,
         status: statusOf(TaskState.SUBMITTED, undefined, at),
         history: [message],
-      } as never) as unknown as TaskLike;
+      }) as unknown as TaskLike;
       run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
       runs.set(run.topic, run);
       // Asked to answer at once: the task must exist before the executor has said anything.
@@ -591,7 +725,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       contextId: snapshot.contextId,
       tenant: run.key.tenant,
       owner: run.key.owner,
-      signal: controller.signal,
+      get signal() {
+        return controller.signal;
+      },
       context: ctx as T["context"],
     } as ExecutorInput<T>);
     return run;
@@ -607,7 +743,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     }
   }
 
-  function newRun(key: TaskKey, controller: AbortController, unstored: Run["unstored"]): Run {
+  function newRun(key: TaskKey, controller: LazyAbort, unstored: Run["unstored"]): Run {
     const topic = topicOf(key);
     return {
       topic,
@@ -721,7 +857,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     let last = afterSeq;
     try {
       for (;;) {
-        const e = await sub.next(signal);
+        const e = sub.take() ?? (await sub.next(signal));
         if (!e) return;
         if (e.seq <= last) continue;
         const batch = e.seq === last + 1 ? [e] : await store.tasks.events(key, last);
@@ -744,9 +880,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const run = await begin(req, ctx, false);
       const config = req.configuration as { returnImmediately?: boolean; historyLength?: number } | undefined;
       if (!config?.returnImmediately) await unlessAborted(run.settled.promise, ctx.signal);
-      const first = await unlessAborted(run.first.promise, ctx.signal);
+      // Settled, the run has mostly stored its task already: no second wait then.
+      const first = run.first.done && run.first.value !== undefined ? run.first.value : await unlessAborted(run.first.promise, ctx.signal);
       if (first && "message" in first) return { payload: { case: "message", value: first.message } };
-      const stored = await store.tasks.get(run.key);
+      const stored = mem ? mem.get(run.key) : await store.tasks.get(run.key);
       if (!stored) throw A2AErrors.taskNotFound(run.key.id);
       return { payload: { case: "task", value: view(stored.task, config?.historyLength) } };
     },
@@ -764,7 +901,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
           return;
         }
         yield { payload: { case: "task", value: first.task } };
-        if (endsStream(streamEvent({ case: "task", value: first.task }))) return;
+        if (endsStream(taskEvent(first.task))) return;
         yield* follow(sub, run.key, first.version, ctx.signal);
       } finally {
         sub.close();
@@ -811,7 +948,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
           if (isTerminal(state)) throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${stateName(state)}`);
           const next = statusChange(stored.task, TaskState.CANCELED, undefined, Date.now());
           try {
-            await commit(key, stored.version, next.task, next.event);
+            await commit(key, topic, stored.version, next.task, next.event);
           } catch (e) {
             // The executor (here or on another instance) published in between: cancel what it made.
             if (e instanceof StaleVersionError && tries < STALE_RETRIES) continue;
@@ -979,7 +1116,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (e instanceof StaleVersionError) continue;
         throw e;
       }
-      await locked(topic, () => published(t.key, t.version + 1, next.event));
+      await locked(topic, async () => published(t.key, topic, t.version + 1, next.event));
     }
   }
 

@@ -32,6 +32,11 @@ export class Subscriber {
     this.wake?.();
   }
 
+  /** The next event if one is queued, without waiting: a reader that keeps up pays no promise per event. */
+  take(): StoredEvent | undefined {
+    return this.queue.shift();
+  }
+
   /**
    * The next event; undefined once the subscription is closed or `signal`
    * fires. Throws the error that cut a slow subscriber off.

@@ -50,6 +50,34 @@ interface Entry {
 
 const scopeOf = (key: { tenant: string; owner: string }) => `${key.tenant}\u0000${key.owner}`;
 
+/**
+ * The memory store's operations done at once, for the engine on its default
+ * store: each `await` of an async store call costs promises and ticks per
+ * published event, where the work itself is a few map lookups. Same
+ * behaviour as the async methods (which call these).
+ */
+export interface MemoryStoreSync {
+  get(key: TaskKey): StoredTask | undefined;
+  /** As `tasks.commit`; throws {@link StaleVersionError}. */
+  commit(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: StoredEvent["event"]): void;
+  /** The task's push configs by id, in the order they were first put; undefined when there is no such task. */
+  pushConfigs(key: TaskKey): ReadonlyMap<string, PushConfigLike> | undefined;
+}
+
+const syncOf = new WeakMap<AgentStore, { tasks: TaskStore; pushConfigs: PushConfigStore; sync: MemoryStoreSync; methods: readonly unknown[] }>();
+
+/**
+ * The synchronous side of a store made by {@link createMemoryStore}, while its
+ * methods are still the ones it was made with (a wrapped or patched store gets
+ * undefined, so the engine goes through the methods).
+ */
+export function memoryStoreSync(store: AgentStore): MemoryStoreSync | undefined {
+  const s = syncOf.get(store);
+  if (!s || s.tasks !== store.tasks || s.pushConfigs !== store.pushConfigs) return undefined;
+  const now = [store.tasks.get, store.tasks.commit, store.tasks.create, store.pushConfigs.list, store.pushConfigs.put];
+  return now.every((m, i) => m === s.methods[i]) ? s.sync : undefined;
+}
+
 /** Tasks, events and push configs in memory (the engine's default). */
 export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore {
   const maxTasks = options.maxTasks ?? 10_000;
@@ -109,10 +137,25 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     return e;
   }
 
+  function get(key: TaskKey): StoredTask | undefined {
+    const e = mustFind(key);
+    return e && { task: e.task, version: e.version };
+  }
+
+  function commit(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: StoredEvent["event"]): void {
+    const e = mustFind(key);
+    if (!e || e.version !== expected) throw new StaleVersionError(key, expected, e?.version ?? 0);
+    e.task = task;
+    e.version = expected + 1;
+    e.updatedAt = updatedAt;
+    e.events.push({ seq: e.version, event });
+    if (e.events.length > maxEvents) e.events.splice(0, e.events.length - maxEvents);
+    noteState(e);
+  }
+
   const tasks: TaskStore = {
     async get(key): Promise<StoredTask | undefined> {
-      const e = mustFind(key);
-      return e && { task: e.task, version: e.version };
+      return get(key);
     },
 
     async create(key, task, updatedAt, event) {
@@ -143,14 +186,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     },
 
     async commit(key, task, expected, updatedAt, event) {
-      const e = mustFind(key);
-      if (!e || e.version !== expected) throw new StaleVersionError(key, expected, e?.version ?? 0);
-      e.task = task;
-      e.version = expected + 1;
-      e.updatedAt = updatedAt;
-      e.events.push({ seq: e.version, event });
-      if (e.events.length > maxEvents) e.events.splice(0, e.events.length - maxEvents);
-      noteState(e);
+      commit(key, task, expected, updatedAt, event);
     },
 
     async list(query: TaskQuery): Promise<TaskPage> {
@@ -202,7 +238,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     },
   };
 
-  return { tasks, pushConfigs };
+  const store: AgentStore = { tasks, pushConfigs };
+  const sync: MemoryStoreSync = { get, commit, pushConfigs: (key) => mustFind(key)?.pushConfigs };
+  const methods = [tasks.get, tasks.commit, tasks.create, pushConfigs.list, pushConfigs.put];
+  syncOf.set(store, { tasks, pushConfigs, sync, methods });
+  return store;
 }
 
 /** The list's order: newest status first, then id descending (so the order is total). */
