@@ -10,6 +10,12 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^a2a-http$/, replacement: runtimeSource("index.ts") },
+      { find: /^a2a-http\/client$/, replacement: runtimeSource("client/index.ts") },
+      { find: /^a2a-http\/server$/, replacement: runtimeSource("server/index.ts") },
+      { find: /^a2a-http\/node$/, replacement: runtimeSource("node.ts") },
+      { find: /^a2a-http\/fastify$/, replacement: runtimeSource("fastify.ts") },
+      { find: /^a2a-http\/jsonrpc$/, replacement: runtimeSource("jsonrpc/index.ts") },
+      { find: /^a2a-http\/codegenv1$/, replacement: runtimeSource("codegenv1.ts") },
       { find: /^a2a-http\/routing$/, replacement: runtimeSource("routing.ts") },
       { find: /^a2a-http\/connect$/, replacement: runtimeSource("connect/index.ts") },
       { find: /^a2a-http\/json$/, replacement: runtimeSource("json/index.ts") },

@@ -239,10 +239,10 @@ describe("plugin options", () => {
     expect(on?.content).toContain("export function a2aServiceConnect");
     expect(thrown(() => a2a("connect=maybe"))).toContain('option "connect=maybe" is not valid');
   });
-  test("json_codec (default true) writes <file>_http_json.ts, importing <runtime_import>/json, and the route table uses it", () => {
+  test("json_codec (default true) writes <file>_http_json.ts, importing <runtime_import>/codegenv1, and the route table uses it", () => {
     const on = a2a("target=ts,runtime_import=@acme/rt");
     const codecs = on.file.find((f) => f.name === "a2a_http_json.ts")?.content ?? "";
-    expect(codecs).toContain('from "@acme/rt/json"');
+    expect(codecs).toContain('from "@acme/rt/codegenv1"');
     expect(codecs).toContain("export const TaskJson: MessageJsonCodec<typeof TaskSchema>");
     const routes = on.file.find((f) => f.name === "a2a_http.ts")!.content;
     expect(routes).toContain("json: { input: GetTaskRequestJson, output: TaskJson }");

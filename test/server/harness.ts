@@ -4,15 +4,10 @@ import express from "express";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Hono } from "hono";
 import { getRequestListener } from "@hono/node-server";
-import {
-  createFetchHandler,
-  createNodeHandler,
-  fastifyFrameworkErrors,
-  nodeMiddleware,
-  registerFastifyService,
-  type HandlerContext,
-  type ServerOptions,
-} from "a2a-http";
+import type { HandlerContext } from "a2a-http";
+import { createFetchHandler, type ServerOptions } from "a2a-http/server";
+import { createNodeHandler, nodeMiddleware } from "a2a-http/node";
+import { fastifyFrameworkErrors, registerFastifyService } from "a2a-http/fastify";
 import { LibraryServiceRoutes } from "../../gen/acme/library/v1/library_http.js";
 import { a2aServiceExpress } from "../../gen/a2a_http_express.js";
 import { a2aServiceFastify } from "../../gen/a2a_http_fastify.js";

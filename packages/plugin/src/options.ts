@@ -40,7 +40,7 @@ export interface PluginOptions {
    * that can never be reached on stderr.
    */
   readonly sameShape: "error" | "warn";
-  /** `runtime_import=<module>`: where generated code imports the runtime from. Default `a2a-http`. */
+  /** `runtime_import=<module>`: where generated code imports the runtime from, it and its subpaths (`<module>/client`, ...). Default `a2a-http`. */
   readonly runtimeImport: string;
   /**
    * `openapi=true|json|yaml|false`, repeatable: write `<file>_http.openapi.json`

@@ -1,3 +1,16 @@
+/**
+ * `a2a-http`: what every host shares, importing nothing from `node:` so that
+ * it bundles for browsers, Workers, Bun and Deno: google.rpc errors and codes,
+ * the A2A profile's errors and rules, the route and handler types.
+ *
+ * Each host has its subpath: `a2a-http/client`, `a2a-http/server` (the
+ * core, fetch and Hono), `a2a-http/node` (Node's http, Express),
+ * `a2a-http/fastify`, `a2a-http/jsonrpc`, `a2a-http/connect` (gRPC),
+ * `a2a-http/agent`, `a2a-http/stores`; generated code also calls
+ * `a2a-http/codegenv1`. The client, server and JSON-RPC exports below are
+ * re-exported so that code written before the subpaths still compiles (none of
+ * them reaches `node:`); the Node and Fastify ones moved to their subpaths.
+ */
 export { parsePathTemplate, PathTemplateError } from "./path-template.js";
 export type { PathTemplate, TemplateSegment, TemplateVariable } from "./path-template.js";
 export { createRouter } from "./router.js";

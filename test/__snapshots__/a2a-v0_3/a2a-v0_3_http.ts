@@ -8,7 +8,8 @@ import type { CancelTaskRequest, CreateTaskPushNotificationConfigRequest, Delete
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, CreateTaskPushNotificationConfigRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigRequestSchema, ListTaskPushNotificationConfigResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskSubscriptionRequestSchema } from "./a2a-v0_3_pb.js";
 import { AgentCardJson, CancelTaskRequestJson, CreateTaskPushNotificationConfigRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigRequestJson, ListTaskPushNotificationConfigResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, TaskJson, TaskPushNotificationConfigJson, TaskSubscriptionRequestJson } from "./a2a-v0_3_http_json.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, RouteBinding } from "a2a-http";
+import type { RouteBinding } from "a2a-http/codegenv1";
+import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

@@ -6,8 +6,8 @@
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { AgentCard, CancelTaskRequestSchema, CreateTaskPushNotificationConfigRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigRequestSchema, ListTaskPushNotificationConfigResponse, SendMessageRequestSchema, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, TaskSubscriptionRequestSchema } from "./a2a-v0_3_pb.js";
-import type { CallOptions, ClientOptions } from "a2a-http";
-import { createRouteClient } from "a2a-http";
+import type { CallOptions, ClientOptions } from "a2a-http/client";
+import { createRouteClient } from "a2a-http/client";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
 

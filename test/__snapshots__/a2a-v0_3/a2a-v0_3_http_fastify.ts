@@ -4,11 +4,14 @@
 // @generated from file a2a-v0_3.proto (package a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createJsonRpcHandler, registerFastifyHandler, registerFastifyService } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
+import type { ServerOptions } from "a2a-http/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
+import { registerFastifyHandler, registerFastifyService } from "a2a-http/fastify";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /** What `a2aServiceFastify` is registered with: the handlers and the adapter options. */
 export interface A2AServiceFastifyOptions<Ctx extends HandlerContext = HandlerContext> extends ServerOptions<Ctx, FastifyRequest> {

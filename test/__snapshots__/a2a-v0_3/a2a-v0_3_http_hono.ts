@@ -4,12 +4,15 @@
 // @generated from file a2a-v0_3.proto (package a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createFetchHandler, createJsonRpcHandler, fetchHandlerOf } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
+import type { ServerOptions } from "a2a-http/server";
+import { createFetchHandler, fetchHandlerOf } from "a2a-http/server";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /**
  * Serves a2a.v1.A2AService on Hono 4: `app.route("/prefix", a2aServiceHono(handlers))`.

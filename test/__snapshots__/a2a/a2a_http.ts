@@ -8,7 +8,8 @@ import type { CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExt
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetExtendedAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigsRequestSchema, ListTaskPushNotificationConfigsResponseSchema, ListTasksRequestSchema, ListTasksResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, SubscribeToTaskRequestSchema, TaskPushNotificationConfigSchema, TaskSchema } from "./a2a_pb.js";
 import { AgentCardJson, CancelTaskRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetExtendedAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigsRequestJson, ListTaskPushNotificationConfigsResponseJson, ListTasksRequestJson, ListTasksResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, SubscribeToTaskRequestJson, TaskJson, TaskPushNotificationConfigJson } from "./a2a_http_json.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, RouteBinding } from "a2a-http";
+import type { RouteBinding } from "a2a-http/codegenv1";
+import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

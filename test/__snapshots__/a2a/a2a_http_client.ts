@@ -6,8 +6,8 @@
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { AgentCard, CancelTaskRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetExtendedAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigsRequestSchema, ListTaskPushNotificationConfigsResponse, ListTasksRequestSchema, ListTasksResponse, SendMessageRequestSchema, SendMessageResponse, StreamResponse, SubscribeToTaskRequestSchema, Task, TaskPushNotificationConfig, TaskPushNotificationConfigSchema } from "./a2a_pb.js";
-import type { CallOptions, ClientOptions } from "a2a-http";
-import { createRouteClient } from "a2a-http";
+import type { CallOptions, ClientOptions } from "a2a-http/client";
+import { createRouteClient } from "a2a-http/client";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRoutes } from "./a2a_http.js";
 

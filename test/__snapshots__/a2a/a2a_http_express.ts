@@ -4,12 +4,15 @@
 // @generated from file a2a.proto (package lf.a2a.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createJsonRpcHandler, createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a_http.js";
 import { A2AServiceRoutes } from "./a2a_http.js";
+import type { ServerOptions } from "a2a-http/server";
 import type { Request } from "express";
 import { Router } from "express";
+import { createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http/node";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /**
  * Serves lf.a2a.v1.A2AService on Express 5: `app.use("/prefix", a2aServiceExpress(handlers))`.

@@ -2,7 +2,7 @@ import type { DescFile, DescMessage, DescService } from "@bufbuild/protobuf";
 import type { Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
-import { createDescImports } from "./imports.js";
+import { createDescImports, runtimeModules } from "./imports.js";
 
 /** The messages of an A2A service that the engine's API is typed with. */
 interface A2AMessages {
@@ -47,7 +47,7 @@ export function emitAgentFile(schema: Schema<PluginOptions>, file: DescFile, ser
   if (a2a.length === 0) return;
   const f = schema.generateFile(file.name + "_http_agent.ts");
   f.preamble(file);
-  const agentModule = `${schema.options.runtimeImport}/agent`;
+  const agentModule = runtimeModules(schema.options.runtimeImport).agent;
   const createAgentHandlers = f.import("createAgentHandlers", agentModule);
   const AgentExecutor = f.import("AgentExecutor", agentModule, true);
   const AgentOptions = f.import("AgentOptions", agentModule, true);

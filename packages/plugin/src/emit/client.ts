@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
-import { createDescImports } from "./imports.js";
+import { createDescImports, runtimeModules } from "./imports.js";
 import { literal } from "./names.js";
 import { docComment } from "./jsdoc.js";
 
@@ -21,7 +21,7 @@ const legacyA2APackages: ReadonlyMap<string, string> = new Map([["a2a.v1", "0.3"
 export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, services: readonly ServiceRoutes[]): void {
   const f = schema.generateFile(file.name + "_http_client.ts");
   f.preamble(file);
-  const runtime = schema.options.runtimeImport;
+  const runtime = runtimeModules(schema.options.runtimeImport).client;
   const createRouteClient = f.import("createRouteClient", runtime);
   const ClientOptions = f.import("ClientOptions", runtime, true);
   const CallOptions = f.import("CallOptions", runtime, true);

@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
-import { createDescImports } from "./imports.js";
+import { createDescImports, runtimeModules } from "./imports.js";
 import { lowerFirstWord } from "./names.js";
 import { optionsExpression } from "./server.js";
 
@@ -15,7 +15,7 @@ import { optionsExpression } from "./server.js";
 export function emitConnectFile(schema: Schema<PluginOptions>, file: DescFile, services: readonly ServiceRoutes[]): void {
   const f = schema.generateFile(file.name + "_http_connect.ts");
   f.preamble(file);
-  const runtime = schema.options.runtimeImport + "/connect";
+  const runtime = runtimeModules(schema.options.runtimeImport).connect;
   const imports = createDescImports(f);
   const ConnectRouter = f.import("ConnectRouter", "@connectrpc/connect", true);
   const connectServiceImpl = f.import("connectServiceImpl", runtime);

@@ -51,3 +51,40 @@ function once<K, V>(make: (key: K) => V): (key: K) => V {
     return v;
   };
 }
+
+/**
+ * The runtime's module for each kind of import, in one place. Generated code
+ * imports each name from the narrowest subpath, so a file for one host never
+ * reaches another host's code: a client or Hono file bundled for a browser or
+ * a Worker must not pull in the Node and Fastify adapters (`node:http`).
+ */
+export interface RuntimeModules {
+  /** Errors, codes, A2A errors, `HandlerContext`: no host. */
+  readonly root: string;
+  readonly client: string;
+  /** The server core and its fetch/Hono glue. */
+  readonly server: string;
+  /** Node's http and Express. */
+  readonly node: string;
+  readonly fastify: string;
+  readonly jsonrpc: string;
+  readonly connect: string;
+  readonly agent: string;
+  /** What only generated code calls. */
+  readonly codegen: string;
+}
+
+export function runtimeModules(runtimeImport: string): RuntimeModules {
+  const sub = (name: string) => `${runtimeImport}/${name}`;
+  return {
+    root: runtimeImport,
+    client: sub("client"),
+    server: sub("server"),
+    node: sub("node"),
+    fastify: sub("fastify"),
+    jsonrpc: sub("jsonrpc"),
+    connect: sub("connect"),
+    agent: sub("agent"),
+    codegen: sub("codegenv1"),
+  };
+}

@@ -5,7 +5,7 @@ import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { fieldBehaviorReader, type FieldBehaviors } from "./field-behavior.js";
 import { fileNames } from "./file-cache.js";
-import { createDescImports, type DescImports } from "./imports.js";
+import { createDescImports, runtimeModules, type DescImports } from "./imports.js";
 
 // google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
 const EDITION_PROTO3 = 999;
@@ -84,7 +84,7 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
   if (messages.length === 0) return codecs;
   const f = schema.generateFile(file.name + "_http_json.ts");
   f.preamble(file);
-  const kit = schema.options.runtimeImport + "/json";
+  const kit = runtimeModules(schema.options.runtimeImport).codegen;
   const p = new Printer(f, kit, createDescImports(f), fieldBehaviorReader(schema.allFiles));
   const MessageJsonCodec = f.import("MessageJsonCodec", kit, true);
   p.findRequired(messages);

@@ -2,6 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions, ServerFramework } from "../options.js";
+import { runtimeModules } from "./imports.js";
 import { lowerFirstWord } from "./names.js";
 import { optionsExpression } from "./server.js";
 
@@ -18,12 +19,12 @@ export function emitJsonRpcAdapter(
   { service }: ServiceRoutes,
   framework: ServerFramework,
 ): void {
-  const runtime = schema.options.runtimeImport;
+  const runtime = runtimeModules(schema.options.runtimeImport);
   const Routes = f.import(service.name + "Routes", `./${file.name}_http.js`);
   const Handlers = f.import(service.name + "Handlers", `./${file.name}_http.js`, true);
-  const HandlerContext = f.import("HandlerContext", runtime, true);
-  const Options = f.import("JsonRpcServerOptions", runtime, true);
-  const createJsonRpcHandler = f.import("createJsonRpcHandler", runtime);
+  const HandlerContext = f.import("HandlerContext", runtime.root, true);
+  const Options = f.import("JsonRpcServerOptions", runtime.jsonrpc, true);
+  const createJsonRpcHandler = f.import("createJsonRpcHandler", runtime.jsonrpc);
   const base = lowerFirstWord(service.name) + "JsonRpc";
   const core = [createJsonRpcHandler, "(", Routes, ", handlers, ", optionsExpression(schema, file, "options"), ")"];
   const generic = ["<Ctx extends ", HandlerContext, " = ", HandlerContext, ">"];
@@ -31,8 +32,8 @@ export function emitJsonRpcAdapter(
     case "express": {
       const Router = f.import("Router", "express");
       const Request = f.import("Request", "express", true);
-      const nodeMiddleware = f.import("nodeMiddleware", runtime);
-      const nodeHandlerOf = f.import("nodeHandlerOf", runtime);
+      const nodeMiddleware = f.import("nodeMiddleware", runtime.node);
+      const nodeHandlerOf = f.import("nodeHandlerOf", runtime.node);
       f.print("/**");
       f.print(` * Serves ${service.typeName} over JSON-RPC 2.0 on Express 5, with the same handlers:`);
       f.print(` * \`app.use("/jsonrpc", ${base}Express(handlers))\`; clients POST to the mount point.`);
@@ -51,7 +52,7 @@ export function emitJsonRpcAdapter(
     case "fastify": {
       const FastifyInstance = f.import("FastifyInstance", "fastify", true);
       const FastifyRequest = f.import("FastifyRequest", "fastify", true);
-      const registerFastifyHandler = f.import("registerFastifyHandler", runtime);
+      const registerFastifyHandler = f.import("registerFastifyHandler", runtime.fastify);
       const PluginOptions = service.name + "JsonRpcFastifyOptions";
       f.print("/** What `", base, "Fastify` is registered with: the handlers and the adapter options. */");
       f.print(f.export("interface", PluginOptions), ...generic, " extends ", Options, "<Ctx, ", FastifyRequest, "> {");
@@ -83,7 +84,7 @@ export function emitJsonRpcAdapter(
     case "hono": {
       const Hono = f.import("Hono", "hono");
       const Context = f.import("Context", "hono", true);
-      const fetchHandlerOf = f.import("fetchHandlerOf", runtime);
+      const fetchHandlerOf = f.import("fetchHandlerOf", runtime.server);
       f.print("/**");
       f.print(` * Serves ${service.typeName} over JSON-RPC 2.0 on Hono 4, with the same handlers:`);
       f.print(` * \`app.route("/jsonrpc", ${base}Hono(handlers))\`; clients POST to the mount point.`);

@@ -3,7 +3,7 @@ import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { HttpBinding } from "../httprule/bindings.js";
 import { describeConflict, type ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
-import { createDescImports, type DescImports } from "./imports.js";
+import { createDescImports, runtimeModules, type DescImports } from "./imports.js";
 import type { CodecNames } from "./json-codec.js";
 import { literal } from "./names.js";
 import { docComment } from "./jsdoc.js";
@@ -24,9 +24,9 @@ export function emitRoutesFile(
     return name === undefined ? undefined : f.import(name, `./${file.name}_http_json.js`);
   };
   f.preamble(file);
-  const runtime = schema.options.runtimeImport;
-  const RouteBinding = f.import("RouteBinding", runtime, true);
-  const HandlerContext = f.import("HandlerContext", runtime, true);
+  const runtime = runtimeModules(schema.options.runtimeImport);
+  const RouteBinding = f.import("RouteBinding", runtime.codegen, true);
+  const HandlerContext = f.import("HandlerContext", runtime.root, true);
   const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
   const imports = createDescImports(f);
   for (const routes of services) {

@@ -2,6 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions, ServerFramework } from "../options.js";
+import { runtimeModules } from "./imports.js";
 import { emitJsonRpcAdapter } from "./jsonrpc.js";
 import { literal, lowerFirstWord } from "./names.js";
 
@@ -53,19 +54,19 @@ function emitAdapter(
   { service }: ServiceRoutes,
   framework: ServerFramework,
 ): void {
-  const runtime = schema.options.runtimeImport;
+  const runtime = runtimeModules(schema.options.runtimeImport);
   const Routes = f.import(service.name + "Routes", `./${file.name}_http.js`);
   const Handlers = f.import(service.name + "Handlers", `./${file.name}_http.js`, true);
-  const HandlerContext = f.import("HandlerContext", runtime, true);
-  const ServerOptions = f.import("ServerOptions", runtime, true);
+  const HandlerContext = f.import("HandlerContext", runtime.root, true);
+  const ServerOptions = f.import("ServerOptions", runtime.server, true);
   const base = lowerFirstWord(service.name);
   const opts = (from: string) => optionsExpression(schema, file, from);
   switch (framework) {
     case "express": {
       const Router = f.import("Router", "express");
       const Request = f.import("Request", "express", true);
-      const createNodeHandler = f.import("createNodeHandler", runtime);
-      const nodeMiddleware = f.import("nodeMiddleware", runtime);
+      const createNodeHandler = f.import("createNodeHandler", runtime.node);
+      const nodeMiddleware = f.import("nodeMiddleware", runtime.node);
       f.print("/**");
       f.print(` * Serves ${service.typeName} on Express 5: \`app.use("/prefix", ${base}Express(handlers))\`.`);
       f.print(" * Every request below the mount point goes through the service's router;");
@@ -85,7 +86,7 @@ function emitAdapter(
     case "fastify": {
       const FastifyInstance = f.import("FastifyInstance", "fastify", true);
       const FastifyRequest = f.import("FastifyRequest", "fastify", true);
-      const registerFastifyService = f.import("registerFastifyService", runtime);
+      const registerFastifyService = f.import("registerFastifyService", runtime.fastify);
       const Options = service.name + "FastifyOptions";
       f.print("/** What `", base, "Fastify` is registered with: the handlers and the adapter options. */");
       f.print(f.export("interface", Options), "<Ctx extends ", HandlerContext, " = ", HandlerContext, "> extends ", ServerOptions, "<Ctx, ", FastifyRequest, "> {");
@@ -118,7 +119,7 @@ function emitAdapter(
     case "hono": {
       const Hono = f.import("Hono", "hono");
       const Context = f.import("Context", "hono", true);
-      const createFetchHandler = f.import("createFetchHandler", runtime);
+      const createFetchHandler = f.import("createFetchHandler", runtime.server);
       f.print("/**");
       f.print(` * Serves ${service.typeName} on Hono 4: \`app.route("/prefix", ${base}Hono(handlers))\`.`);
       f.print(" * Works on web-standard Request and Response, so it runs on Node, Bun, Deno");

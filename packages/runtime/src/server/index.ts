@@ -1,3 +1,10 @@
+/**
+ * `a2a-http/server`: the HTTP+JSON server core (framework-free
+ * `UniversalHandler`) and its glue to web-standard Request and Response
+ * (fetch, Hono). Nothing here imports from `node:`, so it bundles for
+ * browsers, Workers, Bun and Deno; Node's http and Express are
+ * `a2a-http/node`, Fastify `a2a-http/fastify`.
+ */
 export {
   createHttpHandler,
   SseStream,
@@ -14,11 +21,8 @@ export type {
   ServerOptions,
   HttpHandlerOptions,
 } from "./core.js";
-export { createNodeHandler, nodeHandlerOf, nodeMiddleware, serveNode, writeNodeResponse, NodeRequest } from "./node.js";
-export type { NodeHandler, NodeRequestInfo } from "./node.js";
 export { createFetchHandler, fetchHandlerOf } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
-export { registerFastifyService, registerFastifyHandler, fastifyFrameworkErrors, fastifyClientErrors, fastifyOptions, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS } from "./fastify.js";
 export { stripMountSegments } from "./mount.js";
 export {
   agentCardAnswer,

@@ -9,7 +9,8 @@ import { AnythingRequestSchema, EchoSchema, HTTPEdgeService, LookupRequestSchema
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import { AnythingRequestJson, EchoJson, EmptyJson, LookupRequestJson, ObjectRequestJson } from "./edge_http_json.js";
-import type { HandlerContext, RouteBinding } from "a2a-http";
+import type { RouteBinding } from "a2a-http/codegenv1";
+import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

@@ -6,8 +6,8 @@
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { CallOptions, ClientOptions } from "a2a-http";
-import { createRouteClient } from "a2a-http";
+import type { CallOptions, ClientOptions } from "a2a-http/client";
+import { createRouteClient } from "a2a-http/client";
 import type { AnythingRequestSchema, Echo, LookupRequestSchema, ObjectRequestSchema } from "./edge_pb.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
 

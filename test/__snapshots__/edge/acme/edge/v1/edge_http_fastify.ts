@@ -4,11 +4,14 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createJsonRpcHandler, registerFastifyHandler, registerFastifyService } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
+import type { ServerOptions } from "a2a-http/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
+import { registerFastifyHandler, registerFastifyService } from "a2a-http/fastify";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /** What `httpEdgeServiceFastify` is registered with: the handlers and the adapter options. */
 export interface HTTPEdgeServiceFastifyOptions<Ctx extends HandlerContext = HandlerContext> extends ServerOptions<Ctx, FastifyRequest> {

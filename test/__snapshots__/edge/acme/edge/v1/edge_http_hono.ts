@@ -4,12 +4,15 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createFetchHandler, createJsonRpcHandler, fetchHandlerOf } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
 import type { HTTPEdgeServiceHandlers } from "./edge_http.js";
 import { HTTPEdgeServiceRoutes } from "./edge_http.js";
+import type { ServerOptions } from "a2a-http/server";
+import { createFetchHandler, fetchHandlerOf } from "a2a-http/server";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /**
  * Serves acme.edge.v1.HTTPEdgeService on Hono 4: `app.route("/prefix", httpEdgeServiceHono(handlers))`.

@@ -5,8 +5,8 @@
 /* eslint-disable */
 
 import type { Empty, EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { MessageJsonCodec } from "a2a-http/json";
-import { bytesField, enumJson, giveUp, int64Field, jsonObject, messageJson, messageOf, readBool, readBytes, readList, readMap, readString, stringField, writeBool, writeList, writeMap, writeString } from "a2a-http/json";
+import type { MessageJsonCodec } from "a2a-http/codegenv1";
+import { bytesField, enumJson, giveUp, int64Field, jsonObject, messageJson, messageOf, readBool, readBytes, readList, readMap, readString, stringField, writeBool, writeList, writeMap, writeString } from "a2a-http/codegenv1";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { protoInt64 } from "@bufbuild/protobuf";
 import type { AnythingRequest, AnythingRequestSchema, Echo, EchoSchema, Key, KeySchema, LookupRequest, LookupRequestSchema, ObjectRequest, ObjectRequestSchema } from "./edge_pb.js";

@@ -8,7 +8,8 @@ import type { CheckoutBookRequest, CreateBookRequest, DeleteBookRequest, GetBook
 import { BookSchema, CheckoutBookRequestSchema, CreateBookRequestSchema, DeleteBookRequestSchema, FileSchema, GetBookRequestSchema, GetFileRequestSchema, GetShelfRequestSchema, LibraryService, ListBooksRequestSchema, ListBooksResponseSchema, MoveBookRequestSchema, RenameShelfRequestSchema, ShelfEventSchema, ShelfSchema, UpdateBookRequestSchema, WatchShelfRequestSchema } from "./library_pb.js";
 import { BookJson, CheckoutBookRequestJson, CreateBookRequestJson, DeleteBookRequestJson, EmptyJson, FileJson, GetBookRequestJson, GetFileRequestJson, GetShelfRequestJson, ListBooksRequestJson, ListBooksResponseJson, MoveBookRequestJson, RenameShelfRequestJson, ShelfEventJson, ShelfJson, UpdateBookRequestJson, WatchShelfRequestJson } from "./library_http_json.js";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, RouteBinding } from "a2a-http";
+import type { RouteBinding } from "a2a-http/codegenv1";
+import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 /**

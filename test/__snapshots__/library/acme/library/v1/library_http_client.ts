@@ -6,8 +6,8 @@
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Book, CheckoutBookRequestSchema, CreateBookRequestSchema, DeleteBookRequestSchema, File, GetBookRequestSchema, GetFileRequestSchema, GetShelfRequestSchema, ListBooksRequestSchema, ListBooksResponse, MoveBookRequestSchema, RenameShelfRequestSchema, Shelf, ShelfEvent, UpdateBookRequestSchema, WatchShelfRequestSchema } from "./library_pb.js";
-import type { CallOptions, ClientOptions } from "a2a-http";
-import { createRouteClient } from "a2a-http";
+import type { CallOptions, ClientOptions } from "a2a-http/client";
+import { createRouteClient } from "a2a-http/client";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { LibraryServiceRoutes } from "./library_http.js";
 

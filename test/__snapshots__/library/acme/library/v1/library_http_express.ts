@@ -4,12 +4,15 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createJsonRpcHandler, createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
+import type { ServerOptions } from "a2a-http/server";
 import type { Request } from "express";
 import { Router } from "express";
+import { createNodeHandler, nodeHandlerOf, nodeMiddleware } from "a2a-http/node";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /**
  * Serves acme.library.v1.LibraryService on Express 5: `app.use("/prefix", libraryServiceExpress(handlers))`.

@@ -4,11 +4,14 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createJsonRpcHandler, registerFastifyHandler, registerFastifyService } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
+import type { ServerOptions } from "a2a-http/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
+import { registerFastifyHandler, registerFastifyService } from "a2a-http/fastify";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /** What `libraryServiceFastify` is registered with: the handlers and the adapter options. */
 export interface LibraryServiceFastifyOptions<Ctx extends HandlerContext = HandlerContext> extends ServerOptions<Ctx, FastifyRequest> {

@@ -4,12 +4,15 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
-import type { HandlerContext, JsonRpcServerOptions, ServerOptions } from "a2a-http";
-import { createFetchHandler, createJsonRpcHandler, fetchHandlerOf } from "a2a-http";
+import type { HandlerContext } from "a2a-http";
 import type { LibraryServiceHandlers } from "./library_http.js";
 import { LibraryServiceRoutes } from "./library_http.js";
+import type { ServerOptions } from "a2a-http/server";
+import { createFetchHandler, fetchHandlerOf } from "a2a-http/server";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import type { JsonRpcServerOptions } from "a2a-http/jsonrpc";
+import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 
 /**
  * Serves acme.library.v1.LibraryService on Hono 4: `app.route("/prefix", libraryServiceHono(handlers))`.

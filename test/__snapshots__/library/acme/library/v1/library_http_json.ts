@@ -5,8 +5,8 @@
 /* eslint-disable */
 
 import type { Book, BookSchema, CheckoutBookRequest, CheckoutBookRequestSchema, CreateBookRequest, CreateBookRequestSchema, DeleteBookRequest, DeleteBookRequestSchema, File, FileSchema, Filter, FilterSchema, GetBookRequest, GetBookRequestSchema, GetFileRequest, GetFileRequestSchema, GetShelfRequest, GetShelfRequestSchema, ListBooksRequest, ListBooksRequestSchema, ListBooksResponse, ListBooksResponseSchema, MoveBookRequest, MoveBookRequestSchema, Range, RangeSchema, RenameShelfRequest, RenameShelfRequestSchema, Shelf, ShelfEvent, ShelfEventSchema, ShelfSchema, UpdateBookRequest, UpdateBookRequestSchema, WatchShelfRequest, WatchShelfRequestSchema } from "./library_pb.js";
-import type { MessageJsonCodec } from "a2a-http/json";
-import { boolField, bytesField, doubleField, enumJson, giveUp, int64Field, intField, jsonObject, messageJson, messageOf, readBool, readBytes, readDouble, readInt32, readList, readString, readTimestamp, readUint32, readVia, stringField, writeInt, writeInt64, writeList, writeString, writeTimestamp, writeVia } from "a2a-http/json";
+import type { MessageJsonCodec } from "a2a-http/codegenv1";
+import { boolField, bytesField, doubleField, enumJson, giveUp, int64Field, intField, jsonObject, messageJson, messageOf, readBool, readBytes, readDouble, readInt32, readList, readString, readTimestamp, readUint32, readVia, stringField, writeInt, writeInt64, writeList, writeString, writeTimestamp, writeVia } from "a2a-http/codegenv1";
 import type { Empty, EmptySchema } from "@bufbuild/protobuf/wkt";
 import { DurationSchema, FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
