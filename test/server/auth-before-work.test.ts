@@ -116,6 +116,21 @@ describe("JSON-RPC: the context factory runs on the headers, before the body is 
     expect(seen).toEqual([{ user: "ok", stage: "getTask", tenant: "acme" }]);
   });
 
+  test("what the headers call set also goes out with an error of the body (not JSON), under the answer's own headers", async () => {
+    const context = (input: ContextInput) => {
+      input.responseHeaders.set("x-ratelimit-remaining", "9");
+      input.responseHeaders.set("content-type", "text/plain");
+      input.responseHeaders.append("set-cookie", "a=1");
+      return {};
+    };
+    const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, stubs, { profile: "a2a", context }));
+    const res = await handle(rpcRequest("{ not JSON"));
+    expect(await res.json()).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("9");
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.headers.getSetCookie()).toEqual(["a=1"]);
+  });
+
   test("a batch: one headers call for the body, then one per request; a refusal of one request answers its own id", async () => {
     const calls: (string | undefined)[] = [];
     const context = (input: ContextInput) => {

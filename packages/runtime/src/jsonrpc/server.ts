@@ -245,12 +245,15 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     // byte of the body is read (a refused credential costs no reading,
     // parsing or decoding; the adapters drain what the client still sends,
     // bounded, so that it reads the answer instead of a reset).
-    let early: Authenticated | undefined;
-    if (contextFactory) {
-      const first = await authenticate(req);
-      if (!("extra" in first)) return first;
-      early = first;
-    }
+    if (!contextFactory) return serveBody(req, undefined);
+    const early = await authenticate(req);
+    if (!("extra" in early)) return early;
+    // What the first call set goes out with every answer, errors of the body included, under what later steps set.
+    return underneath(await serveBody(req, early), early.headers);
+  };
+
+  /** Reads, parses and serves the body, once the first call of the factory (if any) let it through. */
+  async function serveBody(req: UniversalServerRequest, early: Authenticated | undefined): Promise<UniversalServerResponse> {
     let text: string;
     try {
       text = await req.readBody(bodyLimit);
@@ -279,15 +282,13 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
     if (!Array.isArray(parsed)) {
       const out = await serveOne(req, parsed, false, version, extensions, early);
-      // What the first call set goes out too, under what the request's own call and handler set.
-      const headers = combine(early?.headers, out.kind === "none" ? undefined : out.headers);
       switch (out.kind) {
         case "none":
-          return { status: 204, headers: merge({}, headers), body: "" };
+          return { status: 204, headers: {}, body: "" };
         case "stream":
-          return { status: 200, headers: merge(sseHeaders, headers), body: out.stream };
+          return { status: 200, headers: merge(sseHeaders, out.headers), body: out.stream };
         case "response":
-          return single(out.response, out.status ?? 200, headers);
+          return single(out.response, out.status ?? 200, out.headers);
       }
     }
     if (parsed.length === 0) return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "an empty batch is not a request" });
@@ -296,16 +297,16 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `a batch may hold at most ${maxBatch} requests, this one has ${parsed.length}` });
     }
     const answers: JsonRpcResponse[] = [];
-    let headers = early?.headers;
+    let headers: Headers | undefined;
     for (const item of parsed) {
       const out = await serveOne(req, item, true, version, extensions, early);
       if (out.kind !== "response") continue;
       answers.push(out.response);
       headers = combine(headers, out.headers);
     }
-    if (answers.length === 0) return { status: 204, headers: merge({}, headers), body: "" };
+    if (answers.length === 0) return { status: 204, headers: {}, body: "" };
     return { status: 200, headers: merge(jsonHeaders, headers), body: JSON.stringify(answers) };
-  };
+  }
 
   /**
    * The context factory's first call, on the headers alone (no rpc, route or
@@ -495,6 +496,26 @@ type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 /** A refused credential is worth an HTTP status that proxies and clients act on; other errors of the factory are HTTP 200. */
 function refusalStatus(err: RpcError): number | undefined {
   return err.code === Code.UNAUTHENTICATED ? 401 : err.code === Code.PERMISSION_DENIED ? 403 : undefined;
+}
+
+/**
+ * `res` with `early` (the headers the factory's first call set) under its
+ * own: a header the answer has wins; Set-Cookie values of both are kept.
+ */
+function underneath(res: UniversalServerResponse, early: Headers | undefined): UniversalServerResponse {
+  if (early === undefined) return res;
+  const headers: ResponseHeaders = { ...res.headers };
+  early.forEach((value, name) => {
+    // The adapters frame the body (see merge).
+    if (name === "set-cookie" || name === "content-length" || name === "transfer-encoding" || name in headers) return;
+    headers[name] = value;
+  });
+  const cookies = early.getSetCookie();
+  if (cookies.length > 0) {
+    const own = headers["set-cookie"];
+    headers["set-cookie"] = [...cookies, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+  }
+  return { ...res, headers };
 }
 
 /** `b` over `a` (either may be missing); Set-Cookie values of both are kept. */
