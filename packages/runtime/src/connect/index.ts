@@ -95,7 +95,10 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
   }
 
   async function prepare(route: RouteBinding, fn: AnyHandler | undefined, request: Message, cctx: ConnectContext): Promise<HandlerContext> {
-    if (fn === undefined) throw new RpcError(Code.UNIMPLEMENTED, `rpc ${route.descriptor.parent.typeName}.${route.descriptor.name} is not implemented`);
+    if (fn === undefined) {
+      const message = `rpc ${route.descriptor.parent.typeName}.${route.descriptor.name} is not implemented`;
+      throw a2a ? A2AErrors.notImplemented(route.descriptor.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
+    }
     if (a2a) {
       const version = cctx.requestHeader.get("a2a-version")?.trim() || A2A_VERSION_WHEN_MISSING;
       if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);

@@ -380,7 +380,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
     const fn = h[method.rpc];
     if (typeof fn !== "function") {
-      return fail(new RpcError(Code.UNIMPLEMENTED, `method ${method.name} is not implemented`), method.rpc);
+      const message = `method ${method.name} is not implemented`;
+      return fail(a2a ? A2AErrors.notImplemented(method.name, message) : new RpcError(Code.UNIMPLEMENTED, message), method.rpc);
     }
     if (version) return fail(version, method.rpc);
 

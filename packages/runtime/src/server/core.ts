@@ -472,7 +472,9 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       const fn = h[route.rpc];
       if (typeof fn !== "function") {
         const m = route.descriptor;
-        throw new RpcError(Code.UNIMPLEMENTED, `rpc ${m.parent.typeName}.${m.name} (${route.rpc}) is not implemented`);
+        const message = `rpc ${m.parent.typeName}.${m.name} (${route.rpc}) is not implemented`;
+        // Under A2A, with the ErrorInfo every A2A error carries (what the generated stubs answer too).
+        throw a2a ? A2AErrors.notImplemented(m.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
       }
       if (a2a) checkVersion(req);
       const tenant = a2a ? tenantBeforeBody(route, match, req) : route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
