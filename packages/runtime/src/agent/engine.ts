@@ -329,7 +329,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const runs = new Map<string, Run>();
   // ...and every executor that has not returned yet, which cancel and shutdown abort.
   const live = new Set<Run>();
-  const locks = new Map<string, Promise<unknown>>();
+  // The tasks locked in this process, each with what waits for it (see locked()).
+  const locks = new Map<string, (() => void)[]>();
   let push: PushSender | undefined;
   const pushSender = () => (push ??= createPushSender({ ...options.push, onError: options.push?.onError ?? ((e) => onError(e)) }));
   let closed = false;
@@ -349,24 +350,34 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /**
    * Runs `fn` after every earlier one for the same task (in this process).
-   * When nothing holds the task, `fn` starts at once: a publication then costs
-   * its own promise and the lock's tail, not a chain of four.
+   * When nothing holds the task, `fn` starts at once; otherwise it waits in
+   * the task's queue and starts as soon as the one before it settles (in that
+   * one's settlement, not ticks later): a publication costs its own promise
+   * and one reaction, not a chain of five.
    */
   function locked<R>(topic: string, fn: () => Promise<R>): Promise<R> {
-    const before = locks.get(topic);
-    let result: Promise<R>;
-    if (before === undefined) {
-      try {
-        result = fn();
-      } catch (e) {
-        result = Promise.reject(e);
-      }
-    } else result = before.then(fn, fn);
-    const tail: Promise<void> = result.then(release, release);
-    locks.set(topic, tail);
-    function release(): void {
-      if (locks.get(topic) === tail) locks.delete(topic);
+    const waiting = locks.get(topic);
+    if (waiting === undefined) {
+      locks.set(topic, []);
+      return startLocked(topic, fn);
     }
+    return new Promise<R>((resolve, reject) => waiting.push(() => startLocked(topic, fn).then(resolve, reject)));
+  }
+
+  function startLocked<R>(topic: string, fn: () => Promise<R>): Promise<R> {
+    let result: Promise<R>;
+    try {
+      result = fn();
+    } catch (e) {
+      result = Promise.reject(e);
+    }
+    const next = () => {
+      const waiting = locks.get(topic)!;
+      const first = waiting.shift();
+      if (first) first();
+      else locks.delete(topic);
+    };
+    result.then(next, next);
     return result;
   }
 
@@ -469,30 +480,56 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     hub.publish(topic, { seq, event });
   }
 
-  /** Stores a new task the executor has started to publish on. */
-  async function store1st(run: Run): Promise<{ task: TaskLike; version: number }> {
+  type Stored = { task: TaskLike; version: number };
+
+  /**
+   * Stores a new task the executor has started to publish on. On the memory
+   * store, without a push config, it is done at once (no promise), so that a
+   * quick executor's publications all happen in its own call.
+   */
+  function store1st(run: Run): Stored | Promise<Stored> {
     const { task, pushConfig } = run.unstored!;
     const event = taskEvent(task);
-    try {
-      await store.tasks.create(run.key, task, statusTime(task), event);
-    } catch (e) {
-      if (e instanceof StoreFullError) throw new RpcError(Code.RESOURCE_EXHAUSTED, e.message);
-      throw e;
+    if (mem && !pushConfig) {
+      try {
+        mem.create(run.key, task, statusTime(task), event);
+      } catch (e) {
+        throw storeFull(e);
+      }
+      run.unstored = undefined;
+      published(run.key, run.topic, 1, event);
+      return stored1st(run, task);
     }
-    run.unstored = undefined;
-    if (pushConfig) {
-      await putPushConfig(run.key, pushConfig);
-      // Stored after the task's first event, which the store's commit could not queue for it.
-      await shared?.outbox.enqueue(run.key, pushConfig.id, 1);
-    }
-    await published(run.key, run.topic, 1, event);
+    return (async () => {
+      try {
+        await store.tasks.create(run.key, task, statusTime(task), event);
+      } catch (e) {
+        throw storeFull(e);
+      }
+      run.unstored = undefined;
+      if (pushConfig) {
+        await putPushConfig(run.key, pushConfig);
+        // Stored after the task's first event, which the store's commit could not queue for it.
+        await shared?.outbox.enqueue(run.key, pushConfig.id, 1);
+      }
+      const p = published(run.key, run.topic, 1, event);
+      if (p) await p;
+      return stored1st(run, task);
+    })();
+  }
+
+  function stored1st(run: Run, task: TaskLike): Stored {
     run.latest = { task, version: 1 };
     run.first.resolve(run.latest);
     return run.latest;
   }
 
+  function storeFull(e: unknown): unknown {
+    return e instanceof StoreFullError ? new RpcError(Code.RESOURCE_EXHAUSTED, e.message) : e;
+  }
+
   /** The task as stored now (storing a new one first). */
-  async function current(run: Run): Promise<{ task: TaskLike; version: number }> {
+  async function current(run: Run): Promise<Stored> {
     if (run.unstored) return store1st(run);
     if (run.latest) return run.latest;
     const stored = await store.tasks.get(run.key);
@@ -505,33 +542,39 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** One publication of the executor: applied after the earlier ones, refused once the task is done. */
   function publish(run: Run, change: Change | "reply", reply?: Content<T>): Promise<void> {
     // The task's lock keeps the run's publications in the order they were made.
-    const p = (run.chain = locked(run.topic, async () => {
-      if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
-      if (change === "reply") {
-        const contextId = run.unstored?.task.contextId;
-        if (contextId !== undefined) {
-          // A reply before anything was stored: the answer is the Message, and no task is kept.
-          const message = agentMessage(reply!, "", contextId);
-          run.reply = message;
-          run.unstored = undefined;
-          run.done = true;
-          run.first.resolve({ message });
-          run.settled.resolve();
-          return;
-        }
-        // The task exists already (returnImmediately, or a later turn): the reply completes it.
-        return apply(run, (task, at) => statusChange(task, TaskState.COMPLETED, agentMessage(reply!, task.id, task.contextId), at));
-      }
-      return apply(run, change);
-    }));
+    // apply() itself when it can (not an async wrapper around it, whose promise would
+    // settle ticks after apply's and hold the next publication back as long).
+    const p = (run.chain = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))));
     // The executor may not await: its failure is reported by the promise it holds, never as an unhandled rejection.
     p.catch(() => {});
     return p as Promise<void>;
   }
 
+  /** A publication that is refused, or a reply. */
+  async function publishOther(run: Run, change: Change | "reply", reply?: Content<T>): Promise<void> {
+    if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
+    if (change === "reply") {
+      const contextId = run.unstored?.task.contextId;
+      if (contextId !== undefined) {
+        // A reply before anything was stored: the answer is the Message, and no task is kept.
+        const message = agentMessage(reply!, "", contextId);
+        run.reply = message;
+        run.unstored = undefined;
+        run.done = true;
+        run.first.resolve({ message });
+        run.settled.resolve();
+        return;
+      }
+      // The task exists already (returnImmediately, or a later turn): the reply completes it.
+      return apply(run, (task, at) => statusChange(task, TaskState.COMPLETED, agentMessage(reply!, task.id, task.contextId), at));
+    }
+    return apply(run, change);
+  }
+
   async function apply(run: Run, change: Change): Promise<void> {
     for (let tries = 0; ; tries++) {
-      const { task, version } = run.unstored || !run.latest ? await current(run) : run.latest;
+      const now = run.unstored ? store1st(run) : run.latest;
+      const { task, version } = now === undefined || now instanceof Promise ? await (now ?? current(run)) : now;
       const before = task.status?.state ?? 0;
       if (isTerminal(before)) {
         // Ended elsewhere: canceled through another instance, or failed by one that took it over.
@@ -709,7 +752,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       runs.set(run.topic, run);
       // Asked to answer at once: the task must exist before the executor has said anything.
       if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
-        await settingUp(run, () => locked(run.topic, () => store1st(run)));
+        await settingUp(run, () => locked(run.topic, async () => store1st(run)));
       }
     }
     // Subscribed before the executor starts, so a stream misses none of its events.
@@ -879,7 +922,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     async sendMessage(req: AnyRequest, ctx: HandlerContext) {
       const run = await begin(req, ctx, false);
       const config = req.configuration as { returnImmediately?: boolean; historyLength?: number } | undefined;
-      if (!config?.returnImmediately) await unlessAborted(run.settled.promise, ctx.signal);
+      // A quick executor has often settled its task already: no wait (and no AbortSignal for it) then.
+      if (!config?.returnImmediately && !run.settled.done) await unlessAborted(run.settled.promise, ctx.signal);
       // Settled, the run has mostly stored its task already: no second wait then.
       const first = run.first.done && run.first.value !== undefined ? run.first.value : await unlessAborted(run.first.promise, ctx.signal);
       if (first && "message" in first) return { payload: { case: "message", value: first.message } };
@@ -1034,6 +1078,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   function stopRuns(topic: string, why: string): void {
     // A run that stopped publishing (INPUT_REQUIRED) may still be at work: its signal fires too.
     for (const run of live) if (run.topic === topic) stopRun(run, new RpcError(Code.CANCELLED, why));
+    // A follow-up whose turn is stored but whose executor has not started yet (the lock
+    // hands over before the follow-up's own code goes on): it starts stopped.
+    const next = runs.get(topic);
+    if (next && !live.has(next)) stopRun(next, new RpcError(Code.CANCELLED, why));
   }
 
   function requireStreaming(): void {

@@ -58,6 +58,8 @@ const scopeOf = (key: { tenant: string; owner: string }) => `${key.tenant}\u0000
  */
 export interface MemoryStoreSync {
   get(key: TaskKey): StoredTask | undefined;
+  /** As `tasks.create`; throws {@link StaleVersionError} or {@link StoreFullError}. */
+  create(key: TaskKey, task: TaskLike, updatedAt: number, event: StoredEvent["event"]): void;
   /** As `tasks.commit`; throws {@link StaleVersionError}. */
   commit(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: StoredEvent["event"]): void;
   /** The task's push configs by id, in the order they were first put; undefined when there is no such task. */
@@ -153,36 +155,40 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     noteState(e);
   }
 
+  function create(key: TaskKey, task: TaskLike, updatedAt: number, event: StoredEvent["event"]): void {
+    sweep();
+    const existing = find(key);
+    if (existing) throw new StaleVersionError(key, 0, existing.version);
+    if (count >= maxTasks) {
+      // Make room from the tasks that ended longest ago; live ones are never dropped.
+      const oldest = oldestEnded();
+      if (!oldest) throw new StoreFullError(`the agent holds ${maxTasks} tasks that have not ended; try again later`);
+      remove(oldest);
+    }
+    const entry: Entry = {
+      key,
+      task,
+      version: 1,
+      updatedAt,
+      endedAt: undefined,
+      removed: false,
+      events: [{ seq: 1, event }],
+      pushConfigs: new Map(),
+    };
+    let scope = scopes.get(scopeOf(key));
+    if (!scope) scopes.set(scopeOf(key), (scope = new Map()));
+    scope.set(key.id, entry);
+    count++;
+    noteState(entry);
+  }
+
   const tasks: TaskStore = {
     async get(key): Promise<StoredTask | undefined> {
       return get(key);
     },
 
     async create(key, task, updatedAt, event) {
-      sweep();
-      const existing = find(key);
-      if (existing) throw new StaleVersionError(key, 0, existing.version);
-      if (count >= maxTasks) {
-        // Make room from the tasks that ended longest ago; live ones are never dropped.
-        const oldest = oldestEnded();
-        if (!oldest) throw new StoreFullError(`the agent holds ${maxTasks} tasks that have not ended; try again later`);
-        remove(oldest);
-      }
-      const entry: Entry = {
-        key,
-        task,
-        version: 1,
-        updatedAt,
-        endedAt: undefined,
-        removed: false,
-        events: [{ seq: 1, event }],
-        pushConfigs: new Map(),
-      };
-      let scope = scopes.get(scopeOf(key));
-      if (!scope) scopes.set(scopeOf(key), (scope = new Map()));
-      scope.set(key.id, entry);
-      count++;
-      noteState(entry);
+      create(key, task, updatedAt, event);
     },
 
     async commit(key, task, expected, updatedAt, event) {
@@ -239,7 +245,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
   };
 
   const store: AgentStore = { tasks, pushConfigs };
-  const sync: MemoryStoreSync = { get, commit, pushConfigs: (key) => mustFind(key)?.pushConfigs };
+  const sync: MemoryStoreSync = { get, create, commit, pushConfigs: (key) => mustFind(key)?.pushConfigs };
   const methods = [tasks.get, tasks.commit, tasks.create, pushConfigs.list, pushConfigs.put];
   syncOf.set(store, { tasks, pushConfigs, sync, methods });
   return store;
