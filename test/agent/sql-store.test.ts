@@ -168,6 +168,76 @@ describeSqlEngines((engine, engineName) => {
       // The writers did race (else this proves little): at least one commit was refused.
       expect(stale).toBeGreaterThan(0);
     });
+
+    it("group commit: writes of many tasks at once share statements, yet each is checked, refused or failed alone, with its own event, deliveries and NOTIFY", async () => {
+      // A second instance on a client that counts the statements sent through it.
+      let statements = 0;
+      const inner = await db().connect();
+      // Writes only (the lookups of a refused write's version are one each).
+      const counted: SqlClient = { ...inner, query: (text, params) => (text.startsWith("WITH") && statements++, inner.query(text, params)) };
+      const gc = await createSqlStore(counted, { instance: "gc" });
+      gc.bind?.(schemas);
+      const heard: string[] = [];
+      const unwatch = await store.shared!.watch(
+        (k, seq) => {
+          if (k.tenant === tenant) heard.push(`${k.id}:${seq}`);
+        },
+        () => {},
+      );
+      const N = 24;
+      const keys = Array.from({ length: N }, (_, i) => ({ ...key, id: `t${i}` }));
+      const first = (k: TaskKey) => task(k.id, TaskState.SUBMITTED, "ctx", 1000);
+      await Promise.all(keys.map((k) => gc.tasks.create(k, first(k), 1000, event(first(k)))));
+      expect(statements).toBeLessThan(N);
+      for (const k of keys.slice(0, 4)) await store.pushConfigs.put(k, config(k.id, "c"));
+
+      statements = 0;
+      const next = (i: number) => task(`t${i}`, TaskState.WORKING, `ctx-${i}`, 2000);
+      const results = await Promise.allSettled([
+        ...keys.map((k, i) =>
+          // Every fourth one stale.
+          gc.tasks.commit(k, next(i), i % 4 === 1 ? 5 : 1, 2000, event(next(i))),
+        ),
+        gc.tasks.create(keys[2]!, next(2), 1000, event(next(2))),
+        gc.tasks.commit({ ...key, id: "missing" }, next(0), 1, 2000, event(next(0))),
+      ]);
+      expect(statements).toBeLessThan(N);
+      for (const [i, r] of results.slice(0, N).entries()) {
+        const k = keys[i]!;
+        if (i % 4 === 1) {
+          expect(r.status === "rejected" && r.reason).toBeInstanceOf(StaleVersionError);
+          expect(r.status === "rejected" && r.reason).toMatchObject({ expected: 5, actual: 1 });
+        } else {
+          expect(r.status).toBe("fulfilled");
+        }
+        const written = r.status === "fulfilled";
+        expect(await store.tasks.get(k)).toEqual({ task: written ? next(i) : first(k), version: written ? 2 : 1 });
+        expect((await store.tasks.events(k, 0)).map((e) => e.seq)).toEqual(written ? [1, 2] : [1]);
+        if (i < 4) expect(await count(client, `a2a_push_outbox WHERE tenant = $1 AND task_id = $2`, [tenant, k.id])).toBe(written ? 1 : 0);
+      }
+      expect(results[N]!.status === "rejected" && results[N]!.reason).toBeInstanceOf(StaleVersionError);
+      expect(results[N + 1]!.status === "rejected" && results[N + 1]!.reason).toMatchObject({ expected: 1, actual: 0 });
+
+      // One write that fails (a time the bigint column refuses) fails its statement: the others are tried again alone and written.
+      const last = (i: number) => task(`t${i}`, TaskState.COMPLETED, `ctx-${i}`, 3000);
+      const third = await Promise.allSettled(keys.map((k, i) => gc.tasks.commit(k, last(i), 2, i === 4 ? 3000.5 : 3000, event(last(i)))));
+      for (const [i, r] of third.entries()) {
+        if (i % 4 === 1) {
+          expect(r.status === "rejected" && r.reason).toBeInstanceOf(StaleVersionError);
+        } else if (i === 4) {
+          expect(r.status === "rejected" && r.reason).not.toBeInstanceOf(StaleVersionError);
+          expect((await store.tasks.get(keys[i]!))?.version).toBe(2);
+        } else {
+          expect(r.status).toBe("fulfilled");
+          expect((await store.tasks.events(keys[i]!, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+        }
+      }
+
+      const want = keys.flatMap((k, i) => [`${k.id}:1`, ...(i % 4 === 1 ? [] : i === 4 ? [`${k.id}:2`] : [`${k.id}:2`, `${k.id}:3`])]);
+      await eventually(() => heard.length >= want.length);
+      expect(heard.sort()).toEqual(want.sort());
+      await unwatch();
+    });
   });
 
   describe("ListTasks", () => {

@@ -4,7 +4,7 @@
  * causes and the NOTIFY that wakes the other instances commit in one
  * transaction; writes are versioned (a stale one is refused).
  */
-import { fromBinary, toBinary, type DescMessage, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import { fromBinary, type DescMessage, type Message as ProtoMessage } from "@bufbuild/protobuf";
 import { Code, RpcError } from "../../errors.js";
 import {
   StaleVersionError,
@@ -24,6 +24,7 @@ import {
 } from "../store.js";
 import { isInterrupted, isTerminal, type TaskLike } from "../types.js";
 import type { SqlClient, SqlQueryable } from "./client.js";
+import { encodeReusing } from "./encode.js";
 import { checkSchema, migrate } from "./migrations.js";
 
 export interface SqlStoreOptions {
@@ -35,6 +36,13 @@ export interface SqlStoreOptions {
   readonly leaseMs?: number;
   /** Most push configs per task. Default 10. */
   readonly maxPushConfigsPerTask?: number;
+  /**
+   * Most write statements (creates and commits) on their way at once; the
+   * writes that come meanwhile wait and go together in the next one (group
+   * commit). Default 4: fewer batch more but leave the server's cores idle,
+   * more batch less (bench/store.mjs read 1 to 10 at 16 tasks in flight).
+   */
+  readonly writeStatements?: number;
   /** A row that cannot be read (ListTasks leaves it out). Default `console.error`. */
   readonly onError?: (error: unknown) => void;
 }
@@ -44,6 +52,8 @@ const FORMAT_PROTOBUF = 1;
 /** pg_notify refuses payloads of 8000 bytes or more (bytes, not characters); longer keys wake everyone instead. */
 const MAX_NOTIFY_PAYLOAD = 7_900;
 export const EVENTS_CHANNEL = "a2a_events";
+/** Most tasks' writes in one statement. */
+const MAX_BATCH = 64;
 /**
  * Most UTF-8 bytes of the text in one index entry (tenant, owner, task id and
  * context id, or a push config's id): a btree entry holds at most 2 704 bytes,
@@ -52,6 +62,16 @@ export const EVENTS_CHANNEL = "a2a_events";
  */
 export const MAX_KEY_BYTES = 2_048;
 
+/**
+ * An error the server sent (an ErrorResponse: a severity and an SQLSTATE, on
+ * pg and PGlite alike), not a lost connection's (Node's, such as EPIPE, have
+ * a code but no severity); class 08 is the connection's.
+ */
+function isServerError(e: unknown): boolean {
+  const { code, severity } = (e ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof severity === "string" && typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08");
+}
+
 /** A store on an open database; `close()` closes the database too. */
 export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {}): Promise<AgentStore> {
   if (options.migrate) await migrate(db);
@@ -59,6 +79,7 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
   const instance = options.instance ?? crypto.randomUUID();
   const leaseMs = options.leaseMs ?? 30_000;
   const maxConfigs = options.maxPushConfigsPerTask ?? 10;
+  const MAX_IN_FLIGHT = Math.max(1, options.writeStatements ?? 4);
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http store:", e));
   let schemas: StoreSchemas | undefined;
   const bound = (): StoreSchemas => {
@@ -66,7 +87,8 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     return schemas;
   };
 
-  const encode = (schema: DescMessage, m: ProtoMessage) => toBinary(schema, m as never);
+  // Tasks and events reuse the bytes of the messages they share with the last ones written (encode.ts).
+  const encode = (schema: DescMessage, m: ProtoMessage) => encodeReusing(schema, m);
 
   /** Reads one stored message; a row this version cannot read is a clear DATA_LOSS error about that row only. */
   function decode<M>(schema: DescMessage, row: Record<string, unknown>, what: string): M {
@@ -118,55 +140,238 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
           FROM a2a_push_configs c JOIN t ON c.tenant = t.tenant AND c.owner = t.owner AND c.task_id = t.id
           ORDER BY c.position)
     SELECT pg_notify($${n + 4}, $${n + 5}) FROM t`;
-  const afterWriteParams = (key: TaskKey, seq: number, event: ProtoMessage, at: number) => [
-    seq,
-    FORMAT_PROTOBUF,
-    encode(bound().event, event),
-    at,
-    EVENTS_CHANNEL,
-    notifyPayload(key, seq),
-  ];
-
   async function versionOf(tx: SqlQueryable, key: TaskKey): Promise<number> {
     const r = await tx.query(`SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [key.tenant, key.owner, key.id]);
     return r.rows.length ? Number(r.rows[0]!["version"]) : 0;
   }
 
-  async function commit(
-    key: TaskKey,
-    task: TaskLike,
-    expected: number,
-    updatedAt: number,
-    event: ProtoMessage,
-    onlyExpiredLease: boolean,
-  ): Promise<void> {
+  /** A create (`expected` 0) or a commit, encoded, waiting for its statement. */
+  interface Write {
+    readonly create: boolean;
+    readonly key: TaskKey;
+    /** tenant, owner and id in one string: a statement takes one write per task. */
+    readonly id: string;
+    readonly contextId: string;
+    readonly state: number;
+    readonly updatedAt: number;
+    readonly expected: number;
+    readonly body: Uint8Array;
+    readonly holder: string | null;
+    readonly leaseUntil: number | null;
+    readonly event: Uint8Array;
+    readonly payload: string;
+    readonly now: number;
+    /** Settles the caller's promise: true when the row was written, false when it was not (stale). */
+    done(written: boolean | Error): void;
+  }
+
+  function writeOf(create: boolean, key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: ProtoMessage): Omit<Write, "done"> {
     const now = Date.now();
     const holder = running(task) ? instance : null;
+    return {
+      create,
+      key,
+      id: `${key.tenant}\u0000${key.owner}\u0000${key.id}`,
+      contextId: task.contextId,
+      state: task.status?.state ?? 0,
+      updatedAt,
+      expected,
+      body: encode(bound().task, task),
+      holder,
+      leaseUntil: holder ? now + leaseMs : null,
+      event: encode(bound().event, event),
+      payload: notifyPayload(key, expected + 1),
+      now,
+    };
+  }
+
+  /** One write alone: one statement that answers one row when it was written, none when stale. */
+  async function writeOne(w: Omit<Write, "done">, onlyExpiredLease = false): Promise<boolean> {
+    const after = [w.expected + 1, FORMAT_PROTOBUF, w.event, w.now, EVENTS_CHANNEL, w.payload];
+    const r = w.create
+      ? await db.query(
+          `WITH t AS (
+             INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
+             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING
+             RETURNING tenant, owner, id)${AFTER_WRITE(11)}`,
+          [w.key.tenant, w.key.owner, w.key.id, w.contextId, w.state, w.updatedAt, FORMAT_PROTOBUF, w.body, w.holder, w.leaseUntil, ...after],
+        )
+      : await db.query(
+          `WITH t AS (
+             UPDATE a2a_tasks SET context_id = $4, state = $5, updated_at = $6, version = $7, body = $8, format = $9,
+               lease_holder = $10, lease_until = $11
+             WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $12
+               ${onlyExpiredLease ? "AND lease_holder IS NOT NULL AND lease_until < $19" : ""}
+             RETURNING tenant, owner, id)${AFTER_WRITE(13)}`,
+          [
+            w.key.tenant,
+            w.key.owner,
+            w.key.id,
+            w.contextId,
+            w.state,
+            w.updatedAt,
+            w.expected + 1,
+            w.body,
+            FORMAT_PROTOBUF,
+            w.holder,
+            w.leaseUntil,
+            w.expected,
+            ...after,
+            ...(onlyExpiredLease ? [w.now] : []),
+          ],
+        );
+    return r.rows.length > 0;
+  }
+
+  /**
+   * Several tasks' writes in one statement (group commit): the rows come in
+   * as arrays, the task bodies and the events as one bytea each with offsets
+   * (pg would send a bytea[] as hex text), and every write is still checked
+   * alone: a task's row is written only at its expected version, and its
+   * event, push deliveries and NOTIFY follow only the rows written. Answers
+   * the positions of the writes that were written. One statement is one
+   * transaction: one round trip, one plan execution and one WAL flush for
+   * all of them.
+   */
+  async function writeMany(ws: readonly Write[]): Promise<Set<number>> {
+    const bodies = Buffer.concat(ws.map((w) => w.body));
+    const events = Buffer.concat(ws.map((w) => w.event));
+    const bodyAt: number[] = [];
+    const eventAt: number[] = [];
+    let b = 1;
+    let e = 1;
+    for (const w of ws) {
+      bodyAt.push(b);
+      eventAt.push(e);
+      b += w.body.length;
+      e += w.event.length;
+    }
     const r = await db.query(
-      `WITH t AS (
-         UPDATE a2a_tasks SET context_id = $4, state = $5, updated_at = $6, version = $7, body = $8, format = $9,
-           lease_holder = $10, lease_until = $11
-         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $12
-           ${onlyExpiredLease ? "AND lease_holder IS NOT NULL AND lease_until < $19" : ""}
-         RETURNING tenant, owner, id)${AFTER_WRITE(13)}`,
+      `WITH w AS MATERIALIZED (
+         SELECT * FROM unnest($1::integer[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::bigint[],
+           $9::integer[], $10::text[], $11::bigint[], $12::integer[], $13::integer[], $14::integer[], $15::integer[], $16::text[])
+           AS w(ord, creates, tenant, owner, id, context_id, state, updated_at, expected, holder, lease_until, body_at, body_len, event_at, event_len, payload)),
+       c AS (
+         INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
+         SELECT tenant, owner, id, context_id, state, updated_at, 1, $19, substring($17::bytea FROM body_at FOR body_len), holder, lease_until
+         FROM w WHERE creates ORDER BY ord
+         ON CONFLICT DO NOTHING
+         RETURNING tenant, owner, id),
+       u AS (
+         UPDATE a2a_tasks a SET context_id = w.context_id, state = w.state, updated_at = w.updated_at, version = w.expected + 1,
+           body = substring($17::bytea FROM w.body_at FOR w.body_len), format = $19, lease_holder = w.holder, lease_until = w.lease_until
+         FROM w WHERE NOT w.creates AND a.tenant = w.tenant AND a.owner = w.owner AND a.id = w.id AND a.version = w.expected
+         RETURNING w.ord),
+       t AS (
+         SELECT w.* FROM w WHERE w.ord IN (SELECT ord FROM u)
+           OR (w.creates AND (w.tenant, w.owner, w.id) IN (SELECT tenant, owner, id FROM c))),
+       e AS (INSERT INTO a2a_events (tenant, owner, task_id, seq, format, body)
+             SELECT tenant, owner, id, expected + 1, $19, substring($18::bytea FROM event_at FOR event_len) FROM t ORDER BY ord),
+       o AS (INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at)
+             SELECT p.tenant, p.owner, p.task_id, p.id, t.expected + 1, $20::bigint
+             FROM a2a_push_configs p JOIN t ON p.tenant = t.tenant AND p.owner = t.owner AND p.task_id = t.id
+             ORDER BY t.ord, p.position)
+       SELECT ord, pg_notify($21, payload) FROM t ORDER BY ord`,
       [
-        key.tenant,
-        key.owner,
-        key.id,
-        task.contextId,
-        task.status?.state ?? 0,
-        updatedAt,
-        expected + 1,
-        encode(bound().task, task),
+        ws.map((_, i) => i),
+        ws.map((w) => w.create),
+        ws.map((w) => w.key.tenant),
+        ws.map((w) => w.key.owner),
+        ws.map((w) => w.key.id),
+        ws.map((w) => w.contextId),
+        ws.map((w) => w.state),
+        ws.map((w) => w.updatedAt),
+        ws.map((w) => w.expected),
+        ws.map((w) => w.holder),
+        ws.map((w) => w.leaseUntil),
+        bodyAt,
+        ws.map((w) => w.body.length),
+        eventAt,
+        ws.map((w) => w.event.length),
+        ws.map((w) => w.payload),
+        bodies,
+        events,
         FORMAT_PROTOBUF,
-        holder,
-        holder ? now + leaseMs : null,
-        expected,
-        ...afterWriteParams(key, expected + 1, event, now),
-        ...(onlyExpiredLease ? [now] : []),
+        Math.min(...ws.map((w) => w.now)),
+        EVENTS_CHANNEL,
       ],
     );
-    if (r.rows.length === 0) throw new StaleVersionError(key, expected, await versionOf(db, key));
+    return new Set(r.rows.map((row) => Number(row["ord"])));
+  }
+
+  /**
+   * Group commit: a write goes out at once when fewer than MAX_IN_FLIGHT
+   * statements are on their way; the writes that arrive meanwhile wait and
+   * go together in the next statement, so that under load one round trip
+   * serves the tasks in flight (bench/store.mjs) and alone a write waits for
+   * nothing. A statement takes one write per task (two of one task would read
+   * the same snapshot, and the second could only be refused); the second
+   * waits for the next statement, so a task's writes keep their order.
+   */
+  const queue: Write[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  /** The tasks whose write is on its way: their next one waits for it. */
+  const busy = new Set<string>();
+  const schedule = () => {
+    if (scheduled || inFlight >= MAX_IN_FLIGHT || queue.length === 0) return;
+    scheduled = true;
+    // After the current turn of the event loop, so that the writes its callbacks make go together.
+    setImmediate(flush);
+  };
+  function flush(): void {
+    scheduled = false;
+    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+      const batch: Write[] = [];
+      let rest = 0;
+      for (const w of queue) {
+        if (batch.length < MAX_BATCH && !busy.has(w.id)) {
+          busy.add(w.id);
+          batch.push(w);
+        } else {
+          queue[rest++] = w;
+        }
+      }
+      queue.length = rest;
+      if (batch.length === 0) return;
+      inFlight++;
+      void send(batch).then((outcomes) => {
+        // Free the slot and the tasks before their callers go on, so that a caller's next write finds the store idle.
+        inFlight--;
+        for (const w of batch) busy.delete(w.id);
+        batch.forEach((w, i) => w.done(outcomes[i]!));
+        schedule();
+      });
+    }
+  }
+  /** Each write's outcome: written, refused (stale) or its error; never throws. */
+  async function send(batch: Write[]): Promise<(boolean | Error)[]> {
+    const alone = (w: Write) => writeOne(w).catch((e: Error) => e);
+    if (batch.length === 1) return [await alone(batch[0]!)];
+    try {
+      const written = await writeMany(batch);
+      return batch.map((_, i) => written.has(i));
+    } catch (e) {
+      // The server refused the statement (one write's bad value, a deadlock
+      // with another instance's statement), so nothing of it was committed:
+      // that fails none of the others, each is tried again alone and fails
+      // alone if it fails again. Without the server's word (the connection
+      // was lost) the writes may have been committed, and trying them again
+      // would call them stale: each fails with the error, as a write alone would.
+      if (!isServerError(e)) return batch.map(() => e as Error);
+      return Promise.all(batch.map(alone));
+    }
+  }
+
+  async function write(w: Omit<Write, "done">): Promise<void> {
+    const result = await new Promise<boolean | Error>((resolve) => {
+      queue.push({ ...w, done: resolve });
+      // An idle store sends at once: one write at a time waits for nothing.
+      if (inFlight === 0 && queue.length === 1 && !scheduled) flush();
+      else schedule();
+    });
+    if (result instanceof Error) throw result;
+    if (!result) throw new StaleVersionError(w.key, w.expected, await versionOf(db, w.key));
   }
 
   const tasks: TaskStore = {
@@ -183,31 +388,10 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
 
     async create(key, task, updatedAt, event) {
       checkKeySize(`task ${short(key.id)}:`, key.tenant, key.owner, key.id, task.contextId);
-      const now = Date.now();
-      const holder = running(task) ? instance : null;
-      const r = await db.query(
-        `WITH t AS (
-           INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
-           VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING
-           RETURNING tenant, owner, id)${AFTER_WRITE(11)}`,
-        [
-          key.tenant,
-          key.owner,
-          key.id,
-          task.contextId,
-          task.status?.state ?? 0,
-          updatedAt,
-          FORMAT_PROTOBUF,
-          encode(bound().task, task),
-          holder,
-          holder ? now + leaseMs : null,
-          ...afterWriteParams(key, 1, event, now),
-        ],
-      );
-      if (r.rows.length === 0) throw new StaleVersionError(key, 0, await versionOf(db, key));
+      await write(writeOf(true, key, task, 0, updatedAt, event));
     },
 
-    commit: (key, task, expected, updatedAt, event) => commit(key, task, expected, updatedAt, event, false),
+    commit: (key, task, expected, updatedAt, event) => write(writeOf(false, key, task, expected, updatedAt, event)),
 
     async list(query: TaskQuery): Promise<TaskPage> {
       const where = [`tenant = $1`, `owner = $2`];
@@ -409,7 +593,11 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
       return out;
     },
 
-    takeOver: (key, task, expected, updatedAt, event) => commit(key, task, expected, updatedAt, event, true),
+    async takeOver(key, task, expected, updatedAt, event) {
+      // Alone, past the group commit: rare, and its condition (the lease still expired) is its own.
+      const w = writeOf(false, key, task, expected, updatedAt, event);
+      if (!(await writeOne(w, true))) throw new StaleVersionError(key, expected, await versionOf(db, key));
+    },
 
     outbox: {
       async enqueue(key, configId, seq) {
