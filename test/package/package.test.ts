@@ -152,6 +152,37 @@ describe("the packed packages", () => {
     expect(await typecheck(host)).toBe("");
   }, 120_000);
 
+  test("from the tarball (dist/): every subpath loads in Node; the root, /client, /server, /jsonrpc, /codegenv1 and the generated client bundle for browsers with no node: import", async () => {
+    // Without the a2a-http-source condition: the exports map's dist/ files, as users resolve them.
+    const subpaths = ["", "/client", "/server", "/node", "/fastify", "/jsonrpc", "/agent", "/stores", "/codegenv1", "/routing", "/json"];
+    const load = subpaths.map((p) => `await import("a2a-http${p}");`).join(" ");
+    await run(process.execPath, ["--input-type=module", "-e", load], { cwd: host });
+    // The buf recipe's output (the tests above write it; run alone, this one does).
+    if (!existsSync(join(host, "src", "gen", "acme", "greeter", "v1", "greeter_http_client.ts"))) {
+      await run(join(host, "node_modules", ".bin", "buf"), ["generate"], { cwd: host });
+    }
+    const { build } = await import("esbuild");
+    const result = await build({
+      stdin: {
+        contents: [
+          ...["", "/client", "/server", "/jsonrpc", "/codegenv1"].map((p, i) => `export * as m${i} from "a2a-http${p}";`),
+          `export { createGreeterServiceClient } from "./src/gen/acme/greeter/v1/greeter_http_client.js";`,
+        ].join("\n"),
+        resolveDir: host,
+        loader: "ts",
+      },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      metafile: true,
+      logLevel: "silent",
+    });
+    const nodeImports = Object.values(result.metafile.inputs).flatMap((i) => i.imports.filter((x) => x.path.startsWith("node:") || x.external));
+    expect(nodeImports).toEqual([]);
+    expect(Object.keys(result.metafile.inputs).some((f) => f.includes("node_modules/a2a-http/dist/client/core.js"))).toBe(true);
+  }, 120_000);
+
   test("the default target (js+dts) and target=dts work with TypeScript 7 in the project", async () => {
     const ts = JSON.parse(readFileSync(join(host, "node_modules", "typescript", "package.json"), "utf8"));
     expect(ts.version).toBe("7.0.2");
