@@ -4,7 +4,10 @@ import base from "./vitest.config.js";
 // `npm run test:unit`: the fast tests, in this process and its workers. Left
 // out, for `npm test`: package builds (test/package), scaffolded projects
 // that npm and tsx run (test/scaffold/scaffold.test.ts), the example agent
-// killed and restarted on a store (test/agent/kill-restart.test.ts), the googleapis corpus,
+// killed and restarted on a store (test/agent/kill-restart.test.ts), the
+// engine's whole suite again on the SQL store, stores opened from their specs
+// and several instances on one database (engine-sql, open-store, scale-out;
+// the SQL store's own contract, sql-store.test.ts, stays), the googleapis corpus,
 // the reliability load and fuzz runs, and the browser.
 export default mergeConfig(
   base,
@@ -14,6 +17,9 @@ export default mergeConfig(
         "test/package/**",
         "test/scaffold/scaffold.test.ts",
         "test/agent/kill-restart.test.ts",
+        "test/agent/engine-sql.test.ts",
+        "test/agent/open-store.test.ts",
+        "test/agent/scale-out.test.ts",
         "test/corpus/**",
         "test/reliability/**",
         "test/openapi/browser.test.ts",
