@@ -1105,7 +1105,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   function onRemoteEvent(key: TaskKey, seq: number): void {
     const topic = topicOf(key);
     const subscribed = hub.has(topic);
-    const running = [...live].some((r) => r.topic === topic);
+    const running = runsOn(topic, false);
     if (!subscribed && !running) return;
     // One catch-up at a time per task, in the order the notifications came.
     const before = catchingUp.get(topic) ?? Promise.resolve();
@@ -1114,6 +1114,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     void next.then(() => {
       if (catchingUp.get(topic) === next) catchingUp.delete(topic);
     });
+  }
+
+  /** Whether an executor of this task is live here (still publishing, when `publishing`); every notification asks, so no copy of the set. */
+  function runsOn(topic: string, publishing: boolean): boolean {
+    for (const r of live) if (r.topic === topic && !(publishing && r.done)) return true;
+    return false;
   }
 
   /** Hands subscribers the task's events they lack, and stops a run here whose task another instance ended. */
@@ -1154,7 +1160,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     for (const t of await shared!.expired(SWEEP_BATCH)) {
       const topic = topicOf(t.key);
       // Our own lease lapsed while the run goes on here (a stalled event loop): renewing is the answer, not failing.
-      if (t.holder === shared!.instance && [...live].some((r) => r.topic === topic && !r.done)) continue;
+      if (t.holder === shared!.instance && runsOn(topic, true)) continue;
       const reason = "the agent instance that was working on this task stopped renewing its lease (it stopped or lost the database); the task cannot go on";
       const next = statusChange(t.task, TaskState.FAILED, agentMessage(reason, t.key.id, t.task.contextId), Date.now());
       try {
