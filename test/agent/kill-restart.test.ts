@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { equals } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, describe, expect, test } from "vitest";
-import { connectPostgres, openStore, type SqlClient } from "a2a-http/stores";
+import { openStore } from "a2a-http/stores";
 import {
   Role,
   StreamResponseSchema,
@@ -32,6 +32,7 @@ import {
   type StreamResponse,
 } from "../../gen/a2a_pb.js";
 import { createA2AServiceClient } from "../../gen/a2a_http_client.js";
+import { createScratchDatabase } from "../scratch-database.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "a2a-kill-restart-"));
@@ -185,14 +186,10 @@ describe("an agent killed with SIGKILL mid-stream and restarted on the same stor
     test.skip("PostgreSQL: skipped, DATABASE_URL is not set (scripts/pg-cluster.sh start DIR prints one)", () => {});
   } else {
     test("PostgreSQL: every event the client received is in the restarted agent's task and in the store", async () => {
-      const name = `a2a_kill_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-      let admin: SqlClient | undefined;
+      const db = await createScratchDatabase(url, "a2a_kill");
       try {
-        admin = await connectPostgres(url, { max: 1 });
-        await admin.query(`CREATE DATABASE ${name}`);
-        const u = new URL(url);
-        u.pathname = `/${name}`;
-        const store = u.toString();
+        const u = new URL(db.url);
+        const store = db.url;
         // A new database: the bin applies the schema, as a deployment would before starting agents.
         const migrated = await migrateCli(store);
         expect(migrated.out).toMatch(/applied 1; schema at version 1/);
@@ -201,17 +198,7 @@ describe("an agent killed with SIGKILL mid-stream and restarted on the same stor
         expect(first.storeLine).toMatch(/^PostgreSQL at postgres:\/\//);
         if (u.password) expect(first.storeLine).not.toContain(u.password);
       } finally {
-        if (admin) {
-          // pg's pool.end() resolves before its sockets close: a backend still there when the
-          // database is dropped would be terminated, and its client report that as an error.
-          for (let i = 0; i < 100; i++) {
-            const r = await admin.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
-            if (Number(r.rows[0]!["n"]) === 0) break;
-            await new Promise((ok) => setTimeout(ok, 20));
-          }
-        }
-        await admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-        await admin?.close();
+        await db.drop();
       }
     }, 180_000);
   }

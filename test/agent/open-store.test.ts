@@ -17,13 +17,12 @@ import {
   LOCK_FILE,
   SCHEMA_VERSION,
   StoreError,
-  connectPostgres,
   openPglite,
   openStore,
   parseStoreSpec,
-  type SqlClient,
 } from "a2a-http/stores";
 import { main as cli } from "../../packages/runtime/src/cli.js";
+import { createScratchDatabase, type ScratchDatabase } from "../scratch-database.js";
 
 const work = mkdtempSync(join(tmpdir(), "a2a-open-store-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -274,29 +273,16 @@ describe("a PostgreSQL server (DATABASE_URL)", () => {
     }
     return;
   }
-  const name = `a2a_open_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  let admin: SqlClient;
+  let db: ScratchDatabase;
   let store = "";
   beforeAll(async () => {
-    admin = await connectPostgres(url, { max: 1 });
-    await admin.query(`CREATE DATABASE ${name}`);
-    const u = new URL(url);
-    u.pathname = `/${name}`;
+    db = await createScratchDatabase(url, "a2a_open");
+    const u = new URL(db.url);
     // A password in the URL, which the log and errors must hide (a trust cluster ignores it).
     if (!u.password) u.password = "s3cret";
     store = u.toString();
   });
-  afterAll(async () => {
-    // pg's pool.end() resolves before its sockets close: a backend still there when the
-    // database is dropped would be terminated, and its client report that as an error.
-    for (let i = 0; i < 100; i++) {
-      const r = await admin.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
-      if (Number(r.rows[0]!["n"]) === 0) break;
-      await new Promise((ok) => setTimeout(ok, 20));
-    }
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    await admin.close();
-  });
+  afterAll(() => db?.drop());
 
   test("a new database is only checked, not migrated: the error says to run a2a-http migrate with the URL (password hidden)", async () => {
     const e = await storeError(openStore(store, { log: () => {} }));

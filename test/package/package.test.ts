@@ -24,6 +24,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { fromJson } from "@bufbuild/protobuf";
 import { A2AService, SendMessageRequestSchema } from "../../gen/a2a_pb.js";
+import { createScratchDatabase } from "../scratch-database.js";
 import { docRecipes, recipe, shellRecipes } from "./recipes.js";
 
 const run = promisify(execFile);
@@ -582,26 +583,14 @@ describe("a2a-http migrate, the runtime's bin, from the installed tarball", () =
     test.skip("PostgreSQL: skipped, DATABASE_URL is not set (scripts/pg-cluster.sh start DIR prints one)", () => {});
   } else {
     test("with pg installed: a new PostgreSQL database is migrated", async () => {
-      const name = `a2a_package_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-      const { connectPostgres } = await import("a2a-http/stores");
-      const admin = await connectPostgres(url, { max: 1 });
+      const db = await createScratchDatabase(url, "a2a_package");
       try {
-        await admin.query(`CREATE DATABASE ${name}`);
-        const u = new URL(url);
-        u.pathname = `/${name}`;
-        const r = await migrate("migrate", "--url", u.toString());
+        const r = await migrate("migrate", "--url", db.url);
         expect(r.stderr).toBe("");
         expect(r.stdout).toMatch(/^PostgreSQL at postgres:\/\/.*: applied 1; schema at version 1 \(\d+ ms\)\n$/);
         console.log(`a2a-http migrate on a new PostgreSQL database: ${r.stdout.trim()}`);
       } finally {
-        // pg's pool.end() resolves before its sockets close: wait for the backends to go before dropping.
-        for (let i = 0; i < 100; i++) {
-          const r = await admin.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
-          if (Number(r.rows[0]!["n"]) === 0) break;
-          await new Promise((ok) => setTimeout(ok, 20));
-        }
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-        await admin.close();
+        await db.drop();
       }
     }, 60_000);
   }

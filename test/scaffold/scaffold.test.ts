@@ -10,6 +10,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService, SendMessageRequestSchema } from "../../gen/a2a_pb.js";
+import { createScratchDatabase } from "../scratch-database.js";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "..", "..");
@@ -563,14 +564,9 @@ describe("the scaffolded agent's store comes from A2A_STORE", () => {
     test.skip("PostgreSQL: skipped, DATABASE_URL is not set (scripts/pg-cluster.sh start DIR prints one)", () => {});
   } else {
     test("PostgreSQL: a new database is refused with what to run, and A2A_MIGRATE=1 migrates it at start", async () => {
-      const { connectPostgres } = await import("a2a-http/stores");
-      const name = `a2a_scaffold_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-      const admin = await connectPostgres(url, { max: 1 });
+      const db = await createScratchDatabase(url, "a2a_scaffold");
       try {
-        await admin.query(`CREATE DATABASE ${name}`);
-        const u = new URL(url);
-        u.pathname = `/${name}`;
-        const store = u.toString();
+        const store = db.url;
         const refused = await runMain(dir, { PORT: "0", GRPC_PORT: "off", A2A_STORE: store });
         expect(refused.code).toBe(1);
         expect(refused.stderr).toBe(
@@ -585,14 +581,7 @@ describe("the scaffolded agent's store comes from A2A_STORE", () => {
           expect(await stop(server)).toBe(0);
         }
       } finally {
-        // pg's pool.end() resolves before its sockets close: wait for the backends to go before dropping.
-        for (let i = 0; i < 100; i++) {
-          const r = await admin.query(`SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
-          if (Number(r.rows[0]!["n"]) === 0) break;
-          await new Promise((ok) => setTimeout(ok, 20));
-        }
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-        await admin.close();
+        await db.drop();
       }
     }, 120_000);
   }
