@@ -2,9 +2,9 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
+import { adapterOptionsExpression } from "./adapter-options.js";
 import { createDescImports, runtimeModules } from "./imports.js";
 import { lowerFirstWord } from "./names.js";
-import { optionsExpression } from "./server.js";
 
 /**
  * `<file>_http_connect.ts` (option `connect=true`): for each service,
@@ -35,7 +35,7 @@ export function emitConnectFile(schema: Schema<PluginOptions>, file: DescFile, s
     f.print("  handlers: Partial<", Handlers, "<Ctx>>,");
     f.print("  options: ", Options, "<Ctx> = {},");
     f.print("): (router: ", ConnectRouter, ") => void {");
-    f.print("  const impl = ", connectServiceImpl, "(", Service, ", ", Routes, ", handlers, ", optionsExpression(schema, file, "options"), ");");
+    f.print("  const impl = ", connectServiceImpl, "(", Service, ", ", Routes, ", handlers, ", adapterOptionsExpression(schema, file, "options"), ");");
     f.print("  return (router) => {");
     f.print("    router.service(", Service, ", impl);");
     f.print("  };");

@@ -2,9 +2,9 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions, ServerFramework } from "../options.js";
+import { adapterOptionsExpression } from "./adapter-options.js";
 import { runtimeModules } from "./imports.js";
 import { lowerFirstWord } from "./names.js";
-import { optionsExpression } from "./server.js";
 
 /**
  * The JSON-RPC 2.0 adapter of one service for one framework, printed into
@@ -26,7 +26,7 @@ export function emitJsonRpcAdapter(
   const Options = f.import("JsonRpcServerOptions", runtime.jsonrpc, true);
   const createJsonRpcHandler = f.import("createJsonRpcHandler", runtime.jsonrpc);
   const base = lowerFirstWord(service.name) + "JsonRpc";
-  const core = [createJsonRpcHandler, "(", Routes, ", handlers, ", optionsExpression(schema, file, "options"), ")"];
+  const core = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(schema, file, "options"), ")"];
   const generic = ["<Ctx extends ", HandlerContext, " = ", HandlerContext, ">"];
   switch (framework) {
     case "express": {
@@ -69,7 +69,7 @@ export function emitJsonRpcAdapter(
       f.print("  done: (err?: Error) => void,");
       f.print("): void {");
       f.print("  const { handlers, ...rest } = options;");
-      const restCore = [createJsonRpcHandler, "(", Routes, ", handlers, ", optionsExpression(schema, file, "rest"), ")"];
+      const restCore = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(schema, file, "rest"), ")"];
       f.print("  try {");
       f.print("    ", registerFastifyHandler, "(fastify, ", ...restCore, ", [\"POST\"]);");
       f.print("  } catch (e) {");

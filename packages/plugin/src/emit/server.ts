@@ -2,15 +2,10 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Schema } from "@bufbuild/protoplugin";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions, ServerFramework } from "../options.js";
+import { adapterOptionsExpression } from "./adapter-options.js";
 import { runtimeModules } from "./imports.js";
 import { emitJsonRpcAdapter } from "./jsonrpc.js";
-import { literal, lowerFirstWord } from "./names.js";
-
-/**
- * Packages of A2A protos that predate v1.0: their clients send no
- * `A2A-Version` (read as 0.3), so their servers accept 0.3 by default.
- */
-const legacyA2APackages: ReadonlyMap<string, readonly string[]> = new Map([["a2a.v1", ["0.3"]]]);
+import { lowerFirstWord } from "./names.js";
 
 /**
  * `<file>_http_{express,fastify,hono}.ts`, for the frameworks in
@@ -30,23 +25,6 @@ export function emitServerFiles(schema: Schema<PluginOptions>, file: DescFile, s
   }
 }
 
-/** The options the generated code fixes: the profile, and legacy versions. */
-function profileOptions(schema: Schema<PluginOptions>, file: DescFile): { defaults: string; fixed: string } {
-  if (schema.options.profile !== "a2a") return { defaults: "", fixed: "" };
-  const legacy = legacyA2APackages.get(file.proto.package);
-  return {
-    defaults: legacy ? literal({ a2aVersions: legacy }).slice(2, -2) : "",
-    fixed: `profile: "a2a"`,
-  };
-}
-
-/** The options object a generated adapter passes: the profile's defaults, the user's, the profile. */
-export function optionsExpression(schema: Schema<PluginOptions>, file: DescFile, from: string): string {
-  const { defaults, fixed } = profileOptions(schema, file);
-  const parts = [defaults, `...${from}`, fixed].filter((p) => p !== "");
-  return parts.length === 1 ? from : `{ ${parts.join(", ")} }`;
-}
-
 function emitAdapter(
   f: GeneratedFile,
   schema: Schema<PluginOptions>,
@@ -60,7 +38,7 @@ function emitAdapter(
   const HandlerContext = f.import("HandlerContext", runtime.root, true);
   const ServerOptions = f.import("ServerOptions", runtime.server, true);
   const base = lowerFirstWord(service.name);
-  const opts = (from: string) => optionsExpression(schema, file, from);
+  const opts = (from: string) => adapterOptionsExpression(schema, file, from);
   switch (framework) {
     case "express": {
       const Router = f.import("Router", "express");
