@@ -1,4 +1,11 @@
-import { Code, ERROR_INFO_TYPE, RpcError, errorInfo, isRpcError, type ErrorDetail } from "./errors.js";
+// The A2A profile: every rule of the A2A protocol that the bindings share
+// (HTTP+JSON, JSON-RPC, gRPC, the client, the plugin's emitters), written
+// once: media types, the version and extension headers, the tenant, which
+// rpc subscribes and how, the names v0.3 and the spec text use, and the error
+// table with each reason's google.rpc (= gRPC) code, HTTP status and JSON-RPC
+// code.
+import type { RouteBinding } from "./route-binding.js";
+import { Code, ERROR_INFO_TYPE, RpcError, errorInfo, httpStatusFromCode, isRpcError, type ErrorDetail } from "./errors.js";
 
 /** The ErrorInfo domain of A2A errors. */
 export const A2A_DOMAIN = "a2a-protocol.org";
@@ -9,8 +16,112 @@ export const A2A_DEFAULT_VERSIONS: readonly string[] = ["1.0"];
 /** The version a request without `A2A-Version` speaks (A2A spec §3.6.1). */
 export const A2A_VERSION_WHEN_MISSING = "0.3";
 
+/** The header (and, for HTTP+JSON and JSON-RPC, query parameter) naming the version a request speaks (§3.6.1). */
+export const A2A_VERSION_HEADER = "A2A-Version";
+
+/** The header listing the extensions a client asks for (§3.2.6). */
+export const A2A_EXTENSIONS_HEADER = "A2A-Extensions";
+
 /** The media type A2A bodies are sent with by default (spec §11.1). */
 export const A2A_MEDIA_TYPE = "application/a2a+json";
+
+/** The media type A2A takes beside {@link A2A_MEDIA_TYPE}, and JSON-RPC's own (§9.1). */
+export const JSON_MEDIA_TYPE = "application/json";
+
+/** The media type of a Content-Type value: the part before any parameter, trimmed, lower case. */
+export function mediaTypeOf(contentType: string): string {
+  const semi = contentType.indexOf(";");
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}
+
+/** Whether an A2A request body may have this media type (see {@link mediaTypeOf}): JSON, or A2A's JSON. */
+export function isA2ABodyType(mediaType: string): boolean {
+  return mediaType === JSON_MEDIA_TYPE || mediaType === A2A_MEDIA_TYPE;
+}
+
+/**
+ * The version a request speaks: its `A2A-Version` header, else (HTTP+JSON and
+ * JSON-RPC; pass "" for gRPC) its first `A2A-Version` query parameter, the
+ * name compared case-insensitively as header names are, else
+ * {@link A2A_VERSION_WHEN_MISSING}. Blank values count as missing.
+ */
+export function requestedA2AVersion(header: string | null | undefined, rawQuery: string): string {
+  const fromHeader = header?.trim();
+  if (fromHeader) return fromHeader;
+  if (rawQuery === "") return A2A_VERSION_WHEN_MISSING;
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    if (name.toLowerCase() === "a2a-version") return value.trim() || A2A_VERSION_WHEN_MISSING;
+  }
+  return A2A_VERSION_WHEN_MISSING;
+}
+
+/**
+ * A server's version check over the versions it serves: the
+ * VERSION_NOT_SUPPORTED error for a requested version it does not serve,
+ * else undefined. Verdicts are remembered (clients send one or two distinct
+ * values; a bound keeps junk from growing the memory).
+ */
+export function a2aVersionCheck(supported: readonly string[]): (version: string) => RpcError | undefined {
+  const verdicts = new Map<string, boolean>();
+  return (version) => {
+    let ok = verdicts.get(version);
+    if (ok === undefined) {
+      ok = isA2AVersionSupported(version, supported);
+      if (verdicts.size < 64) verdicts.set(version, ok);
+    }
+    return ok ? undefined : A2AErrors.versionNotSupported(version, supported);
+  };
+}
+
+/**
+ * The name of the `{tenant}` path variable that prefixes A2A's tenant-scoped
+ * bindings (`/{tenant}/tasks/...`) and of the request field it fills.
+ */
+export const A2A_TENANT = "tenant";
+
+/**
+ * The rpcs that subscribe to a task, by proto name: `SubscribeToTask` (v1.0)
+ * and `TaskSubscription` (v0.3). Their proto binds them to GET, the spec text
+ * to POST: servers take both ({@link withSubscribePostTwins}) and clients
+ * POST (without a body).
+ */
+export const A2A_SUBSCRIBE_METHODS: readonly string[] = ["SubscribeToTask", "TaskSubscription"];
+
+/** Whether an rpc (its proto name, `descriptor.name`) subscribes to a task (see {@link A2A_SUBSCRIBE_METHODS}). */
+export function isA2ASubscribeMethod(protoName: string): boolean {
+  return A2A_SUBSCRIBE_METHODS.includes(protoName);
+}
+
+/**
+ * A route table with a POST twin (body "*", an empty body allowed) beside each
+ * GET binding of a subscribe rpc that has no POST at the same template.
+ */
+export function withSubscribePostTwins(routes: readonly RouteBinding[]): RouteBinding[] {
+  const out = [...routes];
+  for (const r of routes) {
+    if (r.method !== "GET" || !isA2ASubscribeMethod(r.descriptor.name)) continue;
+    const hasPost = routes.some((o) => o.rpc === r.rpc && o.method === "POST" && o.template === r.template);
+    if (!hasPost) out.push({ ...r, method: "POST", body: "*" });
+  }
+  return out;
+}
+
+/**
+ * JSON-RPC method names the spec text spells otherwise than the proto, each
+ * with the proto's name: §9.4.7 has no final "s" on
+ * ListTaskPushNotificationConfigs (the v0.3 proto's own name has none).
+ */
+export const A2A_JSONRPC_METHOD_ALIASES: ReadonlyMap<string, string> = new Map([
+  ["ListTaskPushNotificationConfig", "ListTaskPushNotificationConfigs"],
+]);
+
+/**
+ * Proto packages of A2A from before v1.0, with the version their peers
+ * speak: the v0.3 proto's package is `a2a.v1`; its clients send no
+ * `A2A-Version` (read as 0.3), so generated servers accept 0.3 there and
+ * generated clients send it.
+ */
+export const A2A_LEGACY_PACKAGE_VERSIONS: ReadonlyMap<string, string> = new Map([["a2a.v1", "0.3"]]);
 
 /**
  * The A2A error types with their google.rpc code and HTTP status, as the
@@ -35,25 +146,50 @@ export const A2AErrorReason = {
 
 export type A2AErrorReason = (typeof A2AErrorReason)[keyof typeof A2AErrorReason];
 
-const codeByReason: Record<A2AErrorReason, Code> = {
-  TASK_NOT_FOUND: Code.NOT_FOUND, // 404
-  TASK_NOT_CANCELABLE: Code.FAILED_PRECONDITION, // 400 (v1.0.0: 409)
-  PUSH_NOTIFICATION_NOT_SUPPORTED: Code.FAILED_PRECONDITION, // 400
-  UNSUPPORTED_OPERATION: Code.FAILED_PRECONDITION, // 400
-  CONTENT_TYPE_NOT_SUPPORTED: Code.INVALID_ARGUMENT, // 400 (v1.0.0: 415)
-  INVALID_AGENT_RESPONSE: Code.INTERNAL, // 500 (v1.0.0: 502)
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: Code.FAILED_PRECONDITION, // 400
-  EXTENSION_SUPPORT_REQUIRED: Code.FAILED_PRECONDITION, // 400
-  VERSION_NOT_SUPPORTED: Code.FAILED_PRECONDITION, // 400
-  INVALID_PARAMS: Code.INVALID_ARGUMENT, // 400
-  INVALID_REQUEST: Code.INVALID_ARGUMENT, // 400
-  METHOD_NOT_FOUND: Code.NOT_FOUND, // 404
-  INTERNAL_ERROR: Code.INTERNAL, // 500
+/**
+ * The A2A error table (spec v1.0.1 §5.4): each reason's google.rpc code, which
+ * is also its gRPC status code and gives its HTTP status
+ * ({@link httpStatusFromCode}, noted on each line), and its JSON-RPC code.
+ */
+const errorTable: Record<A2AErrorReason, { readonly code: Code; readonly jsonRpc: number }> = {
+  TASK_NOT_FOUND: { code: Code.NOT_FOUND, jsonRpc: -32001 }, // 404
+  TASK_NOT_CANCELABLE: { code: Code.FAILED_PRECONDITION, jsonRpc: -32002 }, // 400 (v1.0.0: 409)
+  PUSH_NOTIFICATION_NOT_SUPPORTED: { code: Code.FAILED_PRECONDITION, jsonRpc: -32003 }, // 400
+  UNSUPPORTED_OPERATION: { code: Code.FAILED_PRECONDITION, jsonRpc: -32004 }, // 400
+  CONTENT_TYPE_NOT_SUPPORTED: { code: Code.INVALID_ARGUMENT, jsonRpc: -32005 }, // 400 (v1.0.0: 415)
+  INVALID_AGENT_RESPONSE: { code: Code.INTERNAL, jsonRpc: -32006 }, // 500 (v1.0.0: 502)
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { code: Code.FAILED_PRECONDITION, jsonRpc: -32007 }, // 400
+  EXTENSION_SUPPORT_REQUIRED: { code: Code.FAILED_PRECONDITION, jsonRpc: -32008 }, // 400
+  VERSION_NOT_SUPPORTED: { code: Code.FAILED_PRECONDITION, jsonRpc: -32009 }, // 400
+  // The generic reasons carry JSON-RPC 2.0's own codes.
+  INVALID_PARAMS: { code: Code.INVALID_ARGUMENT, jsonRpc: -32602 }, // 400
+  INVALID_REQUEST: { code: Code.INVALID_ARGUMENT, jsonRpc: -32600 }, // 400
+  METHOD_NOT_FOUND: { code: Code.NOT_FOUND, jsonRpc: -32601 }, // 404
+  INTERNAL_ERROR: { code: Code.INTERNAL, jsonRpc: -32603 }, // 500
 };
 
-/** The google.rpc code of an A2A error reason. */
+/** The google.rpc code of an A2A error reason, also its gRPC status code. */
 export function a2aCode(reason: A2AErrorReason): Code {
-  return codeByReason[reason];
+  return errorTable[reason].code;
+}
+
+/** The HTTP status of an A2A error reason (that of its code). */
+export function a2aHttpStatus(reason: A2AErrorReason): number {
+  return httpStatusFromCode(errorTable[reason].code);
+}
+
+/** The JSON-RPC code of an A2A error reason: -32001 (TASK_NOT_FOUND) to -32009, or one of JSON-RPC 2.0's. */
+export function a2aJsonRpcCode(reason: A2AErrorReason): number {
+  return errorTable[reason].jsonRpc;
+}
+
+const reasonByJsonRpcCode = new Map<number, A2AErrorReason>(
+  Object.entries(errorTable).map(([reason, row]) => [row.jsonRpc, reason as A2AErrorReason]),
+);
+
+/** The A2A error reason of a JSON-RPC error code, or undefined for a code outside the table. */
+export function a2aReasonOfJsonRpcCode(code: number): A2AErrorReason | undefined {
+  return reasonByJsonRpcCode.get(code);
 }
 
 /**
@@ -67,7 +203,7 @@ export function a2aError(
   metadata: Record<string, string> = {},
   moreDetails: readonly ErrorDetail[] = [],
 ): RpcError {
-  return new RpcError(codeByReason[reason], message, [errorInfo(reason, A2A_DOMAIN, metadata), ...moreDetails]);
+  return new RpcError(errorTable[reason].code, message, [errorInfo(reason, A2A_DOMAIN, metadata), ...moreDetails]);
 }
 
 /** Factories for the A2A error types (spec v1.0.1 §5.4), for handlers to throw. */

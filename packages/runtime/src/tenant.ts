@@ -9,7 +9,7 @@
 // be. Such values end up in store keys and file or URL paths, so NUL, control
 // characters, `/` and the dot segments are refused in every binding alike.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { A2AErrors } from "./a2a.js";
+import { A2A_TENANT, A2AErrors } from "./a2a.js";
 import { badRequest, type RpcError } from "./errors.js";
 import type { RouteBinding } from "./route-binding.js";
 
@@ -45,7 +45,7 @@ export function checkPathValue(field: string, value: string): void {
 export function tenantConflict(a: string, aFrom: TenantSource, b: string, bFrom: TenantSource): RpcError {
   return A2AErrors.invalidParams(
     `the request names two tenants: ${JSON.stringify(a)} (${aFrom}) and ${JSON.stringify(b)} (${bFrom}); send one, or the same in both`,
-    [badRequest([{ field: "tenant", description: `${aFrom} and ${bFrom} disagree` }])],
+    [badRequest([{ field: A2A_TENANT, description: `${aFrom} and ${bFrom} disagree` }])],
   );
 }
 
@@ -68,7 +68,7 @@ export function effectiveTenant(
 
 /** The local name of a message's top-level string field `tenant` (A2A's requests all have one), or undefined. */
 export function tenantFieldOf(desc: DescMessage): string | undefined {
-  const f = desc.fields.find((x) => x.name === "tenant" && x.fieldKind === "scalar");
+  const f = desc.fields.find((x) => x.name === A2A_TENANT && x.fieldKind === "scalar");
   return f?.localName;
 }
 
@@ -78,12 +78,12 @@ export function tenantFieldOf(desc: DescMessage): string | undefined {
  * escape, are a 400, as they would be once the query is decoded.
  */
 export function queryTenant(rawQuery: string): string | undefined {
-  if (rawQuery === "" || !rawQuery.includes("tenant")) return undefined;
+  if (rawQuery === "" || !rawQuery.includes(A2A_TENANT)) return undefined;
   let found: string | undefined;
   for (const part of rawQuery.split("&")) {
     const eq = part.indexOf("=");
     const name = decode(eq < 0 ? part : part.slice(0, eq));
-    if (name !== "tenant") continue;
+    if (name !== A2A_TENANT) continue;
     const value = decode(eq < 0 ? "" : part.slice(eq + 1));
     if (value === undefined) throw A2AErrors.invalidParams('malformed percent-escape in query parameter "tenant"');
     if (found !== undefined) throw A2AErrors.invalidParams('query parameter "tenant" is given more than once');
@@ -95,7 +95,7 @@ export function queryTenant(rawQuery: string): string | undefined {
 /** A string member `tenant` of a parsed JSON object (an HTTP+JSON body, JSON-RPC params), or undefined. */
 export function jsonTenant(json: unknown): string | undefined {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
-  const t = (json as Record<string, unknown>)["tenant"];
+  const t = (json as Record<string, unknown>)[A2A_TENANT];
   return typeof t === "string" ? t : undefined;
 }
 

@@ -14,10 +14,11 @@ import { fromJson, type DescMessage, type DescService, type JsonValue, type Mess
 import { Code as ConnectCode, ConnectError, type HandlerContext as ConnectContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   A2A_DEFAULT_VERSIONS,
-  A2A_VERSION_WHEN_MISSING,
+  A2A_TENANT,
   A2AErrors,
-  isA2AVersionSupported,
+  a2aVersionCheck,
   parseA2AExtensions,
+  requestedA2AVersion,
   withA2AErrorInfo,
 } from "../a2a.js";
 import { checkMessage } from "../codec/bounds.js";
@@ -62,7 +63,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
   options: ConnectServiceImplOptions<Ctx> = {},
 ): Partial<ServiceImpl<S>> {
   const a2a = options.profile === "a2a";
-  const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
+  const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
   const h = handlers as Record<string, unknown>;
@@ -100,14 +101,15 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       throw a2a ? A2AErrors.notImplemented(route.descriptor.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
     }
     if (a2a) {
-      const version = cctx.requestHeader.get("a2a-version")?.trim() || A2A_VERSION_WHEN_MISSING;
-      if (!isA2AVersionSupported(version, versions)) throw A2AErrors.versionNotSupported(version, versions);
+      // gRPC has no query string: the header or nothing.
+      const err = versionError(requestedA2AVersion(cctx.requestHeader.get("a2a-version"), ""));
+      if (err !== undefined) throw err;
     }
     // What HTTP+JSON refuses in JSON, refused here in the decoded message: gRPC binary can hold what JSON cannot (NaN).
     checkMessage(route.input, request, options.maxElements);
     checkRequired(route.input, request, route.json?.input?.complete);
     // The tenant is the request's field, one value for the context factory and the handler (tenant.ts).
-    const t = a2a ? (request as unknown as Record<string, unknown>)["tenant"] : undefined;
+    const t = a2a ? (request as unknown as Record<string, unknown>)[A2A_TENANT] : undefined;
     const tenant = typeof t === "string" && t !== "" ? t : undefined;
     if (a2a) checkPathBound(request, pathBound(route));
     const ctx: HandlerContext = {

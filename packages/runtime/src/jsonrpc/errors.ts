@@ -1,6 +1,6 @@
 // JSON-RPC 2.0 error objects <-> RpcError, over the same A2A reasons that
 // HTTP+JSON carries in google.rpc.ErrorInfo (A2A spec §5.4, §9.5).
-import { A2A_DOMAIN, a2aCode, a2aErrorReason, withA2AErrorInfo, type A2AErrorReason } from "../a2a.js";
+import { A2A_DOMAIN, a2aCode, a2aErrorReason, a2aJsonRpcCode, a2aReasonOfJsonRpcCode, withA2AErrorInfo } from "../a2a.js";
 import { Code, ERROR_INFO_TYPE, RpcError, codeFromHttpStatus, errorInfo, type ErrorDetail } from "../errors.js";
 
 /** The error codes JSON-RPC 2.0 itself defines. */
@@ -21,30 +21,8 @@ export interface JsonRpcErrorObject {
   data?: unknown;
 }
 
-const codeByReason: Record<A2AErrorReason, number> = {
-  TASK_NOT_FOUND: -32001,
-  TASK_NOT_CANCELABLE: -32002,
-  PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
-  UNSUPPORTED_OPERATION: -32004,
-  CONTENT_TYPE_NOT_SUPPORTED: -32005,
-  INVALID_AGENT_RESPONSE: -32006,
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: -32007,
-  EXTENSION_SUPPORT_REQUIRED: -32008,
-  VERSION_NOT_SUPPORTED: -32009,
-  INVALID_REQUEST: JsonRpcCode.INVALID_REQUEST,
-  METHOD_NOT_FOUND: JsonRpcCode.METHOD_NOT_FOUND,
-  INVALID_PARAMS: JsonRpcCode.INVALID_PARAMS,
-  INTERNAL_ERROR: JsonRpcCode.INTERNAL_ERROR,
-};
-
-const reasonByCode = new Map<number, A2AErrorReason>(
-  Object.entries(codeByReason).map(([reason, code]) => [code, reason as A2AErrorReason]),
-);
-
-/** The JSON-RPC code of an A2A reason: -32001 (TASK_NOT_FOUND) to -32009, or a JSON-RPC one. */
-export function jsonRpcCodeOfReason(reason: A2AErrorReason): number {
-  return codeByReason[reason];
-}
+/** The JSON-RPC code of an A2A reason (the A2A error table, a2a.ts). */
+export const jsonRpcCodeOfReason = a2aJsonRpcCode;
 
 /**
  * The JSON-RPC error object for an error: the code of its A2A reason when it
@@ -56,7 +34,7 @@ export function jsonRpcCodeOfReason(reason: A2AErrorReason): number {
 export function toJsonRpcError(error: RpcError, a2a: boolean): JsonRpcErrorObject {
   const err = a2a ? withA2AErrorInfo(error) : error;
   const reason = a2aErrorReason(err);
-  const code = reason !== undefined ? codeByReason[reason] : codeOf(err.code);
+  const code = reason !== undefined ? a2aJsonRpcCode(reason) : codeOf(err.code);
   const out: JsonRpcErrorObject = { code, message: err.message };
   if (err.details.length > 0) out.data = err.details;
   return out;
@@ -101,7 +79,7 @@ export function fromJsonRpcError(error: unknown, httpStatus: number): RpcError {
   } else if (typeof data === "object" && data !== null) {
     metadata = Object.fromEntries(Object.entries(data).filter((e): e is [string, string] => typeof e[1] === "string"));
   }
-  const reason = reasonByCode.get(rpcCode);
+  const reason = a2aReasonOfJsonRpcCode(rpcCode);
   let code: Code;
   if (reason !== undefined) {
     code = reason === "METHOD_NOT_FOUND" ? Code.UNIMPLEMENTED : a2aCode(reason);

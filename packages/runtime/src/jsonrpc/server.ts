@@ -5,11 +5,14 @@
 import { create, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
 import {
   A2A_DEFAULT_VERSIONS,
-  A2A_MEDIA_TYPE,
-  A2A_VERSION_WHEN_MISSING,
+  A2A_JSONRPC_METHOD_ALIASES,
+  JSON_MEDIA_TYPE,
   A2AErrors,
-  isA2AVersionSupported,
+  a2aVersionCheck,
+  isA2ABodyType,
+  mediaTypeOf,
   parseA2AExtensions,
+  requestedA2AVersion,
 } from "../a2a.js";
 import { checkRequired } from "../codec/required.js";
 import { checkJson, findForbiddenKey } from "../codec/bounds.js";
@@ -83,7 +86,6 @@ type Outcome =
   | { kind: "stream"; id: Id; stream: SseStream; headers: Headers | undefined }
   | { kind: "none" };
 
-const JSON_TYPE = "application/json";
 const DEFAULT_MAX_BATCH = 32;
 
 const sseHeaders: ResponseHeaders = {
@@ -147,15 +149,19 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       json: routeCodecs(r, options),
     });
   }
-  // A2A spec §9.4.7 spells this method without the proto's final "s"; take both.
-  const listPush = a2a ? methods.get("ListTaskPushNotificationConfigs") : undefined;
-  if (listPush && !methods.has("ListTaskPushNotificationConfig")) methods.set("ListTaskPushNotificationConfig", listPush);
+  // The spec text's spellings of a method, beside the proto's.
+  if (a2a) {
+    for (const [alias, name] of A2A_JSONRPC_METHOD_ALIASES) {
+      const m = methods.get(name);
+      if (m && !methods.has(alias)) methods.set(alias, m);
+    }
+  }
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
   // §9.1: JSON-RPC requests and responses are application/json.
-  const responseType = options.responseType ?? JSON_TYPE;
+  const responseType = options.responseType ?? JSON_MEDIA_TYPE;
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
-  const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
+  const versionCheck = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
   const registry = undefined;
@@ -193,16 +199,13 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
   /** `undefined` when the A2A-Version is served, else the error every request of the body gets. */
   function versionError(req: UniversalServerRequest): RpcError | undefined {
-    if (!a2a) return undefined;
-    let version = req.header("a2a-version")?.trim();
-    if (!version) version = new URLSearchParams(req.rawQuery).get("A2A-Version")?.trim() || A2A_VERSION_WHEN_MISSING;
-    return isA2AVersionSupported(version, versions) ? undefined : A2AErrors.versionNotSupported(version, versions);
+    return a2a ? versionCheck(requestedA2AVersion(req.header("a2a-version"), req.rawQuery)) : undefined;
   }
 
   function checkMediaType(contentType: string | undefined): void {
     // No type is refused: a browser posts one cross-site without a preflight.
-    const type = (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase();
-    if (type === JSON_TYPE || (a2a && type === A2A_MEDIA_TYPE)) return;
+    const type = mediaTypeOf(contentType ?? "");
+    if (type === JSON_MEDIA_TYPE || (a2a && isA2ABodyType(type))) return;
     const message =
       contentType === undefined
         ? "a JSON-RPC request needs Content-Type: application/json"

@@ -3,11 +3,16 @@ import { checkRequired, decodeRequest, encodeResponse, parseJsonBody, type JsonC
 import {
   A2A_DEFAULT_VERSIONS,
   A2A_MEDIA_TYPE,
-  A2A_VERSION_WHEN_MISSING,
+  A2A_TENANT,
+  JSON_MEDIA_TYPE,
   A2AErrors,
-  isA2AVersionSupported,
+  a2aVersionCheck,
+  isA2ABodyType,
+  mediaTypeOf,
   parseA2AExtensions,
+  requestedA2AVersion,
   withA2AErrorInfo,
+  withSubscribePostTwins,
   type A2AErrorReason,
 } from "../a2a.js";
 import { Code, RpcError, httpStatusFromCode, isRpcError } from "../errors.js";
@@ -245,9 +250,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const table = a2a ? withSubscribePostTwins(routes) : [...routes];
   const router: Router = createRouter(table);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const responseType = options.responseType ?? (a2a ? A2A_MEDIA_TYPE : "application/json");
-  const versions = options.a2aVersions ?? A2A_DEFAULT_VERSIONS;
-  const versionVerdicts = new Map<string, boolean>();
+  const responseType = options.responseType ?? (a2a ? A2A_MEDIA_TYPE : JSON_MEDIA_TYPE);
+  const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
   const onError = options.onError ?? defaultOnError;
   const contextFactory = options.context;
   const jsonCodec = options.jsonCodec ?? "generated";
@@ -335,11 +339,10 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       if (a2a) throw A2AErrors.contentTypeNotSupported("", message);
       throw new RpcError(Code.INVALID_ARGUMENT, message, [], { httpStatus: 415 });
     }
-    const semi = contentType.indexOf(";");
-    const type = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-    if (type === "application/json") return;
+    const type = mediaTypeOf(contentType);
+    if (type === JSON_MEDIA_TYPE) return;
     if (a2a) {
-      if (type === A2A_MEDIA_TYPE) return;
+      if (isA2ABodyType(type)) return;
       throw A2AErrors.contentTypeNotSupported(
         contentType,
         `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json or application/a2a+json`,
@@ -355,18 +358,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   }
 
   function checkVersion(req: UniversalServerRequest): void {
-    let version = req.header("a2a-version");
-    if (version === undefined || version.trim() === "") {
-      version = req.rawQuery === "" ? undefined : (queryParam(req.rawQuery, "A2A-Version") ?? undefined);
-    }
-    version = version?.trim() || A2A_VERSION_WHEN_MISSING;
-    let ok = versionVerdicts.get(version);
-    if (ok === undefined) {
-      ok = isA2AVersionSupported(version, versions);
-      // Clients send one or two distinct values; the bound keeps junk from growing it.
-      if (versionVerdicts.size < 64) versionVerdicts.set(version, ok);
-    }
-    if (!ok) throw A2AErrors.versionNotSupported(version, versions);
+    const err = versionError(requestedA2AVersion(req.header("a2a-version"), req.rawQuery));
+    if (err !== undefined) throw err;
   }
 
   return function handle(req: UniversalServerRequest): Answer {
@@ -477,7 +470,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         throw a2a ? A2AErrors.notImplemented(m.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
       }
       if (a2a) checkVersion(req);
-      const tenant = a2a ? tenantBeforeBody(route, match, req) : route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
+      const tenant = a2a ? tenantBeforeBody(route, match, req) : route.path.variables.length > 0 ? match.variables[A2A_TENANT] : undefined;
       ctx = new ServerContext(
         route.rpc,
         tenant,
@@ -527,14 +520,14 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     for (const v of route.path.variables) {
       if (v.multiSegment) continue;
       const name = v.fieldPath.join(".");
-      if (!tenantScoped && name !== "tenant") continue;
+      if (!tenantScoped && name !== A2A_TENANT) continue;
       const value = match.variables[name];
-      if (value !== undefined && value !== "") checkPathValue(name === "tenant" ? "tenant" : `path variable ${name}`, value);
+      if (value !== undefined && value !== "") checkPathValue(name === A2A_TENANT ? A2A_TENANT : `path variable ${name}`, value);
     }
-    const fromPath = route.path.variables.length > 0 ? match.variables["tenant"] : undefined;
+    const fromPath = route.path.variables.length > 0 ? match.variables[A2A_TENANT] : undefined;
     if (route.body === "*" || tenantFields.get(route) === undefined) return fromPath || undefined;
     const fromQuery = queryTenant(req.rawQuery);
-    if (fromQuery) checkPathValue("tenant", fromQuery);
+    if (fromQuery) checkPathValue(A2A_TENANT, fromQuery);
     return effectiveTenant(fromPath, "path", fromQuery, "query");
   }
 
@@ -566,7 +559,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       if (!fromBody || tenantFields.get(route) === undefined) return run(c, body);
       const tenant = effectiveTenant(ctx.tenant, "path", fromBody, "body");
       if (tenant === ctx.tenant) return run(c, body);
-      checkPathValue("tenant", fromBody);
+      checkPathValue(A2A_TENANT, fromBody);
       ctx.tenant = tenant;
       if (!contextFactory) return run(c, body);
       let extra: unknown;
@@ -883,27 +876,6 @@ export function isBlank(text: string): boolean {
   return true;
 }
 
-/** The first value of a query parameter (case-insensitive name), or undefined. */
-function queryParam(rawQuery: string, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  for (const [k, v] of new URLSearchParams(rawQuery)) if (k.toLowerCase() === lower) return v;
-  return undefined;
-}
-
 export function defaultOnError(error: unknown, info: ServerErrorInfo): void {
   console.error(`protoc-gen-a2a-http: ${info.rpc ?? "request"} failed (${info.phase}):`, error);
-}
-
-/**
- * A2A: SubscribeToTask is GET in the proto and POST in the spec text; serve
- * both by adding a POST twin (body "*", empty allowed) of each GET binding.
- */
-function withSubscribePostTwins(routes: readonly RouteBinding[]): RouteBinding[] {
-  const out = [...routes];
-  for (const r of routes) {
-    if (r.descriptor.name !== "SubscribeToTask" || r.method !== "GET") continue;
-    const hasPost = routes.some((o) => o.rpc === r.rpc && o.method === "POST" && o.template === r.template);
-    if (!hasPost) out.push({ ...r, method: "POST", body: "*" });
-  }
-  return out;
 }
