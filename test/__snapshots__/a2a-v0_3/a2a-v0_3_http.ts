@@ -4,13 +4,99 @@
 // @generated from file a2a-v0_3.proto (package a2a.v1, syntax proto3)
 /* eslint-disable */
 
+import type { HandlerContext } from "a2a-http";
 import type { CancelTaskRequest, CreateTaskPushNotificationConfigRequest, DeleteTaskPushNotificationConfigRequest, GetAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigRequest, SendMessageRequest, TaskSubscriptionRequest } from "./a2a-v0_3_pb.js";
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, CreateTaskPushNotificationConfigRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigRequestSchema, ListTaskPushNotificationConfigResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskSubscriptionRequestSchema } from "./a2a-v0_3_pb.js";
-import { AgentCardJson, CancelTaskRequestJson, CreateTaskPushNotificationConfigRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigRequestJson, ListTaskPushNotificationConfigResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, TaskJson, TaskPushNotificationConfigJson, TaskSubscriptionRequestJson } from "./a2a-v0_3_http_json.js";
-import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { RouteBinding } from "a2a-http/codegenv1";
-import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { EmptySchema } from "@bufbuild/protobuf/wkt";
+import { AgentCardJson, CancelTaskRequestJson, CreateTaskPushNotificationConfigRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigRequestJson, ListTaskPushNotificationConfigResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, TaskJson, TaskPushNotificationConfigJson, TaskSubscriptionRequestJson } from "./a2a-v0_3_http_json.js";
+import type { RouteBinding } from "a2a-http/codegenv1";
+
+/**
+ * A2AService defines the gRPC version of the A2A protocol. This has a slightly
+ * different shape than the JSONRPC version to better conform to AIP-127,
+ * where appropriate. The nouns are AgentCard, Message, Task and
+ * TaskPushNotificationConfig.
+ * - Messages are not a standard resource so there is no get/delete/update/list
+ *   interface, only a send and stream custom methods.
+ * - Tasks have a get interface and custom cancel and subscribe methods.
+ * - TaskPushNotificationConfig are a resource whose parent is a task.
+ *   They have get, list and create methods.
+ * - AgentCard is a static resource with only a get method.
+ * fields are not present as they don't comply with AIP rules, and the
+ * optional history_length on the get task method is not present as it also
+ * violates AIP-127 and AIP-131.
+ *
+ * @generated from service a2a.v1.A2AService
+ */
+export interface A2AServiceHandlers<Ctx = HandlerContext> {
+  /**
+   * Send a message to the agent. This is a blocking call that will return the
+   * task once it is completed, or a LRO if requested.
+   *
+   * @generated from rpc a2a.v1.A2AService.SendMessage
+   */
+  sendMessage(request: SendMessageRequest, context: Ctx): MessageInitShape<typeof SendMessageResponseSchema> | Promise<MessageInitShape<typeof SendMessageResponseSchema>>;
+  /**
+   * SendStreamingMessage is a streaming call that will return a stream of
+   * task update events until the Task is in an interrupted or terminal state.
+   *
+   * @generated from rpc a2a.v1.A2AService.SendStreamingMessage
+   */
+  sendStreamingMessage(request: SendMessageRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
+  /**
+   * Get the current state of a task from the agent.
+   *
+   * @generated from rpc a2a.v1.A2AService.GetTask
+   */
+  getTask(request: GetTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
+  /**
+   * Cancel a task from the agent. If supported one should expect no
+   * more task updates for the task.
+   *
+   * @generated from rpc a2a.v1.A2AService.CancelTask
+   */
+  cancelTask(request: CancelTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
+  /**
+   * TaskSubscription is a streaming call that will return a stream of task
+   * update events. This attaches the stream to an existing in process task.
+   * If the task is complete the stream will return the completed task (like
+   * GetTask) and close the stream.
+   *
+   * @generated from rpc a2a.v1.A2AService.TaskSubscription
+   */
+  taskSubscription(request: TaskSubscriptionRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
+  /**
+   * Set a push notification config for a task.
+   *
+   * @generated from rpc a2a.v1.A2AService.CreateTaskPushNotificationConfig
+   */
+  createTaskPushNotificationConfig(request: CreateTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
+  /**
+   * Get a push notification config for a task.
+   *
+   * @generated from rpc a2a.v1.A2AService.GetTaskPushNotificationConfig
+   */
+  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
+  /**
+   * Get a list of push notifications configured for a task.
+   *
+   * @generated from rpc a2a.v1.A2AService.ListTaskPushNotificationConfig
+   */
+  listTaskPushNotificationConfig(request: ListTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof ListTaskPushNotificationConfigResponseSchema> | Promise<MessageInitShape<typeof ListTaskPushNotificationConfigResponseSchema>>;
+  /**
+   * GetAgentCard returns the agent card for the agent.
+   *
+   * @generated from rpc a2a.v1.A2AService.GetAgentCard
+   */
+  getAgentCard(request: GetAgentCardRequest, context: Ctx): MessageInitShape<typeof AgentCardSchema> | Promise<MessageInitShape<typeof AgentCardSchema>>;
+  /**
+   * Delete a push notification config for a task.
+   *
+   * @generated from rpc a2a.v1.A2AService.DeleteTaskPushNotificationConfig
+   */
+  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof EmptySchema> | Promise<MessageInitShape<typeof EmptySchema>>;
+}
 
 /**
  * The HTTP bindings of a2a.v1.A2AService: each rpc's rule, then its
@@ -158,90 +244,4 @@ export const A2AServiceRoutes = [
     json: { input: DeleteTaskPushNotificationConfigRequestJson, output: EmptyJson },
   },
 ] as const satisfies readonly RouteBinding[];
-
-/**
- * A2AService defines the gRPC version of the A2A protocol. This has a slightly
- * different shape than the JSONRPC version to better conform to AIP-127,
- * where appropriate. The nouns are AgentCard, Message, Task and
- * TaskPushNotificationConfig.
- * - Messages are not a standard resource so there is no get/delete/update/list
- *   interface, only a send and stream custom methods.
- * - Tasks have a get interface and custom cancel and subscribe methods.
- * - TaskPushNotificationConfig are a resource whose parent is a task.
- *   They have get, list and create methods.
- * - AgentCard is a static resource with only a get method.
- * fields are not present as they don't comply with AIP rules, and the
- * optional history_length on the get task method is not present as it also
- * violates AIP-127 and AIP-131.
- *
- * @generated from service a2a.v1.A2AService
- */
-export interface A2AServiceHandlers<Ctx = HandlerContext> {
-  /**
-   * Send a message to the agent. This is a blocking call that will return the
-   * task once it is completed, or a LRO if requested.
-   *
-   * @generated from rpc a2a.v1.A2AService.SendMessage
-   */
-  sendMessage(request: SendMessageRequest, context: Ctx): MessageInitShape<typeof SendMessageResponseSchema> | Promise<MessageInitShape<typeof SendMessageResponseSchema>>;
-  /**
-   * SendStreamingMessage is a streaming call that will return a stream of
-   * task update events until the Task is in an interrupted or terminal state.
-   *
-   * @generated from rpc a2a.v1.A2AService.SendStreamingMessage
-   */
-  sendStreamingMessage(request: SendMessageRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
-  /**
-   * Get the current state of a task from the agent.
-   *
-   * @generated from rpc a2a.v1.A2AService.GetTask
-   */
-  getTask(request: GetTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
-  /**
-   * Cancel a task from the agent. If supported one should expect no
-   * more task updates for the task.
-   *
-   * @generated from rpc a2a.v1.A2AService.CancelTask
-   */
-  cancelTask(request: CancelTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
-  /**
-   * TaskSubscription is a streaming call that will return a stream of task
-   * update events. This attaches the stream to an existing in process task.
-   * If the task is complete the stream will return the completed task (like
-   * GetTask) and close the stream.
-   *
-   * @generated from rpc a2a.v1.A2AService.TaskSubscription
-   */
-  taskSubscription(request: TaskSubscriptionRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
-  /**
-   * Set a push notification config for a task.
-   *
-   * @generated from rpc a2a.v1.A2AService.CreateTaskPushNotificationConfig
-   */
-  createTaskPushNotificationConfig(request: CreateTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
-  /**
-   * Get a push notification config for a task.
-   *
-   * @generated from rpc a2a.v1.A2AService.GetTaskPushNotificationConfig
-   */
-  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
-  /**
-   * Get a list of push notifications configured for a task.
-   *
-   * @generated from rpc a2a.v1.A2AService.ListTaskPushNotificationConfig
-   */
-  listTaskPushNotificationConfig(request: ListTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof ListTaskPushNotificationConfigResponseSchema> | Promise<MessageInitShape<typeof ListTaskPushNotificationConfigResponseSchema>>;
-  /**
-   * GetAgentCard returns the agent card for the agent.
-   *
-   * @generated from rpc a2a.v1.A2AService.GetAgentCard
-   */
-  getAgentCard(request: GetAgentCardRequest, context: Ctx): MessageInitShape<typeof AgentCardSchema> | Promise<MessageInitShape<typeof AgentCardSchema>>;
-  /**
-   * Delete a push notification config for a task.
-   *
-   * @generated from rpc a2a.v1.A2AService.DeleteTaskPushNotificationConfig
-   */
-  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof EmptySchema> | Promise<MessageInitShape<typeof EmptySchema>>;
-}
 

@@ -4,13 +4,89 @@
 // @generated from file a2a.proto (package lf.a2a.v1, syntax proto3)
 /* eslint-disable */
 
+import type { HandlerContext } from "a2a-http";
 import type { CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig } from "./a2a_pb.js";
 import { A2AService, AgentCardSchema, CancelTaskRequestSchema, DeleteTaskPushNotificationConfigRequestSchema, GetExtendedAgentCardRequestSchema, GetTaskPushNotificationConfigRequestSchema, GetTaskRequestSchema, ListTaskPushNotificationConfigsRequestSchema, ListTaskPushNotificationConfigsResponseSchema, ListTasksRequestSchema, ListTasksResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, SubscribeToTaskRequestSchema, TaskPushNotificationConfigSchema, TaskSchema } from "./a2a_pb.js";
-import { AgentCardJson, CancelTaskRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetExtendedAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigsRequestJson, ListTaskPushNotificationConfigsResponseJson, ListTasksRequestJson, ListTasksResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, SubscribeToTaskRequestJson, TaskJson, TaskPushNotificationConfigJson } from "./a2a_http_json.js";
-import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { RouteBinding } from "a2a-http/codegenv1";
-import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { EmptySchema } from "@bufbuild/protobuf/wkt";
+import { AgentCardJson, CancelTaskRequestJson, DeleteTaskPushNotificationConfigRequestJson, EmptyJson, GetExtendedAgentCardRequestJson, GetTaskPushNotificationConfigRequestJson, GetTaskRequestJson, ListTaskPushNotificationConfigsRequestJson, ListTaskPushNotificationConfigsResponseJson, ListTasksRequestJson, ListTasksResponseJson, SendMessageRequestJson, SendMessageResponseJson, StreamResponseJson, SubscribeToTaskRequestJson, TaskJson, TaskPushNotificationConfigJson } from "./a2a_http_json.js";
+import type { RouteBinding } from "a2a-http/codegenv1";
+
+/**
+ * Provides operations for interacting with agents using the A2A protocol.
+ *
+ * @generated from service lf.a2a.v1.A2AService
+ */
+export interface A2AServiceHandlers<Ctx = HandlerContext> {
+  /**
+   * Sends a message to an agent.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.SendMessage
+   */
+  sendMessage(request: SendMessageRequest, context: Ctx): MessageInitShape<typeof SendMessageResponseSchema> | Promise<MessageInitShape<typeof SendMessageResponseSchema>>;
+  /**
+   * Sends a streaming message to an agent, allowing for real-time interaction and status updates.
+   * Streaming version of `SendMessage`
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.SendStreamingMessage
+   */
+  sendStreamingMessage(request: SendMessageRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
+  /**
+   * Gets the latest state of a task.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.GetTask
+   */
+  getTask(request: GetTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
+  /**
+   * Lists tasks that match the specified filter.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.ListTasks
+   */
+  listTasks(request: ListTasksRequest, context: Ctx): MessageInitShape<typeof ListTasksResponseSchema> | Promise<MessageInitShape<typeof ListTasksResponseSchema>>;
+  /**
+   * Cancels a task in progress.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.CancelTask
+   */
+  cancelTask(request: CancelTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
+  /**
+   * Subscribes to task updates for tasks not in a terminal state.
+   * Returns `UnsupportedOperationError` if the task is already in a terminal state (completed, failed, canceled, rejected).
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.SubscribeToTask
+   */
+  subscribeToTask(request: SubscribeToTaskRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
+  /**
+   * Creates a push notification config for a task.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig
+   */
+  createTaskPushNotificationConfig(request: TaskPushNotificationConfig, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
+  /**
+   * Gets a push notification config for a task.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.GetTaskPushNotificationConfig
+   */
+  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
+  /**
+   * Get a list of push notifications configured for a task.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs
+   */
+  listTaskPushNotificationConfigs(request: ListTaskPushNotificationConfigsRequest, context: Ctx): MessageInitShape<typeof ListTaskPushNotificationConfigsResponseSchema> | Promise<MessageInitShape<typeof ListTaskPushNotificationConfigsResponseSchema>>;
+  /**
+   * Gets the extended agent card for the authenticated agent.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.GetExtendedAgentCard
+   */
+  getExtendedAgentCard(request: GetExtendedAgentCardRequest, context: Ctx): MessageInitShape<typeof AgentCardSchema> | Promise<MessageInitShape<typeof AgentCardSchema>>;
+  /**
+   * Deletes a push notification config for a task.
+   *
+   * @generated from rpc lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig
+   */
+  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof EmptySchema> | Promise<MessageInitShape<typeof EmptySchema>>;
+}
 
 /**
  * The HTTP bindings of lf.a2a.v1.A2AService: each rpc's rule, then its
@@ -332,80 +408,4 @@ export const A2AServiceRoutes = [
     json: { input: DeleteTaskPushNotificationConfigRequestJson, output: EmptyJson },
   },
 ] as const satisfies readonly RouteBinding[];
-
-/**
- * Provides operations for interacting with agents using the A2A protocol.
- *
- * @generated from service lf.a2a.v1.A2AService
- */
-export interface A2AServiceHandlers<Ctx = HandlerContext> {
-  /**
-   * Sends a message to an agent.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.SendMessage
-   */
-  sendMessage(request: SendMessageRequest, context: Ctx): MessageInitShape<typeof SendMessageResponseSchema> | Promise<MessageInitShape<typeof SendMessageResponseSchema>>;
-  /**
-   * Sends a streaming message to an agent, allowing for real-time interaction and status updates.
-   * Streaming version of `SendMessage`
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.SendStreamingMessage
-   */
-  sendStreamingMessage(request: SendMessageRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
-  /**
-   * Gets the latest state of a task.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.GetTask
-   */
-  getTask(request: GetTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
-  /**
-   * Lists tasks that match the specified filter.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.ListTasks
-   */
-  listTasks(request: ListTasksRequest, context: Ctx): MessageInitShape<typeof ListTasksResponseSchema> | Promise<MessageInitShape<typeof ListTasksResponseSchema>>;
-  /**
-   * Cancels a task in progress.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.CancelTask
-   */
-  cancelTask(request: CancelTaskRequest, context: Ctx): MessageInitShape<typeof TaskSchema> | Promise<MessageInitShape<typeof TaskSchema>>;
-  /**
-   * Subscribes to task updates for tasks not in a terminal state.
-   * Returns `UnsupportedOperationError` if the task is already in a terminal state (completed, failed, canceled, rejected).
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.SubscribeToTask
-   */
-  subscribeToTask(request: SubscribeToTaskRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof StreamResponseSchema>>;
-  /**
-   * Creates a push notification config for a task.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig
-   */
-  createTaskPushNotificationConfig(request: TaskPushNotificationConfig, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
-  /**
-   * Gets a push notification config for a task.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.GetTaskPushNotificationConfig
-   */
-  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof TaskPushNotificationConfigSchema> | Promise<MessageInitShape<typeof TaskPushNotificationConfigSchema>>;
-  /**
-   * Get a list of push notifications configured for a task.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs
-   */
-  listTaskPushNotificationConfigs(request: ListTaskPushNotificationConfigsRequest, context: Ctx): MessageInitShape<typeof ListTaskPushNotificationConfigsResponseSchema> | Promise<MessageInitShape<typeof ListTaskPushNotificationConfigsResponseSchema>>;
-  /**
-   * Gets the extended agent card for the authenticated agent.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.GetExtendedAgentCard
-   */
-  getExtendedAgentCard(request: GetExtendedAgentCardRequest, context: Ctx): MessageInitShape<typeof AgentCardSchema> | Promise<MessageInitShape<typeof AgentCardSchema>>;
-  /**
-   * Deletes a push notification config for a task.
-   *
-   * @generated from rpc lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig
-   */
-  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, context: Ctx): MessageInitShape<typeof EmptySchema> | Promise<MessageInitShape<typeof EmptySchema>>;
-}
 

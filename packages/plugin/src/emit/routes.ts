@@ -9,8 +9,10 @@ import { literal } from "./names.js";
 import { docComment } from "./jsdoc.js";
 
 /**
- * `<file>_http.ts`: for each service, the `<Service>Routes` table and the
- * `<Service>Handlers<Ctx>` interface.
+ * `<file>_http.ts`: first each service's `<Service>Handlers<Ctx>` interface,
+ * what a user implements and so what a reader of the file looks for, then
+ * each service's `<Service>Routes` table, which the adapters and the client
+ * read.
  */
 export function emitRoutesFile(
   schema: Schema<PluginOptions>,
@@ -29,6 +31,22 @@ export function emitRoutesFile(
   const HandlerContext = f.import("HandlerContext", runtime.root, true);
   const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
   const imports = createDescImports(f);
+  for (const { service, rpcs } of services) {
+    f.print(docComment(f, service));
+    f.print(f.export("interface", service.name + "Handlers"), "<Ctx = ", HandlerContext, "> {");
+    for (const rpc of rpcs) {
+      const Req = imports.shape(rpc.input);
+      const Res = imports.typeSchema(rpc.output);
+      f.print(docComment(f, rpc, "  "));
+      if (rpc.methodKind === "server_streaming") {
+        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): AsyncIterable<", MessageInitShape, "<typeof ", Res, ">>;");
+      } else {
+        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): ", MessageInitShape, "<typeof ", Res, "> | Promise<", MessageInitShape, "<typeof ", Res, ">>;");
+      }
+    }
+    f.print("}");
+    f.print();
+  }
   for (const routes of services) {
     const { service, bindings, conflicts } = routes;
     const Service = imports.schema(service);
@@ -44,21 +62,6 @@ export function emitRoutesFile(
     f.print(f.export("const", service.name + "Routes"), " = [");
     for (const b of bindings) printBinding(f, imports, Service, b, codec);
     f.print("] as const satisfies readonly ", RouteBinding, "[];");
-    f.print();
-
-    f.print(docComment(f, service));
-    f.print(f.export("interface", service.name + "Handlers"), "<Ctx = ", HandlerContext, "> {");
-    for (const rpc of routes.rpcs) {
-      const Req = imports.shape(rpc.input);
-      const Res = imports.typeSchema(rpc.output);
-      f.print(docComment(f, rpc, "  "));
-      if (rpc.methodKind === "server_streaming") {
-        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): AsyncIterable<", MessageInitShape, "<typeof ", Res, ">>;");
-      } else {
-        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): ", MessageInitShape, "<typeof ", Res, "> | Promise<", MessageInitShape, "<typeof ", Res, ">>;");
-      }
-    }
-    f.print("}");
     f.print();
   }
 }

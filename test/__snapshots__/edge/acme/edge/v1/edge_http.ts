@@ -4,14 +4,65 @@
 // @generated from file acme/edge/v1/edge.proto (package acme.edge.v1, syntax proto3)
 /* eslint-disable */
 
-import type { AnythingRequest, LookupRequest, ObjectRequest } from "./edge_pb.js";
-import { AnythingRequestSchema, EchoSchema, HTTPEdgeService, LookupRequestSchema, ObjectRequestSchema } from "./edge_pb.js";
+import type { HandlerContext } from "a2a-http";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { AnythingRequest, LookupRequest, ObjectRequest } from "./edge_pb.js";
+import { AnythingRequestSchema, EchoSchema, HTTPEdgeService, LookupRequestSchema, ObjectRequestSchema } from "./edge_pb.js";
 import { AnythingRequestJson, EchoJson, EmptyJson, LookupRequestJson, ObjectRequestJson } from "./edge_http_json.js";
 import type { RouteBinding } from "a2a-http/codegenv1";
-import type { HandlerContext } from "a2a-http";
-import type { MessageInitShape } from "@bufbuild/protobuf";
+
+/**
+ * Routes at the edges of the grammar: the root, "**" in the middle, verbs,
+ * nested field paths, custom methods and scalar bodies.
+ *
+ * @generated from service acme.edge.v1.HTTPEdgeService
+ */
+export interface HTTPEdgeServiceHandlers<Ctx = HandlerContext> {
+  /**
+   * The root template "/".
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.Root
+   */
+  root(request: Empty, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
+  /**
+   * "**" in the middle of a variable, followed by literals and a verb.
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.GetObjectMeta
+   */
+  getObjectMeta(request: ObjectRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
+  /**
+   * A trailing "**" and a bare "*" without a variable.
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.ListObjects
+   */
+  listObjects(request: ObjectRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
+  /**
+   * A nested field path, an enum and an int64 in the path.
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.Lookup
+   */
+  lookup(request: LookupRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
+  /**
+   * A custom rule of kind "*" takes any method; the body is a repeated field.
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.Anything
+   */
+  anything(request: AnythingRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
+  /**
+   * Literals with sub-delims and a percent-escape.
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.Odd
+   */
+  odd(request: ObjectRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
+  /**
+   * A streaming rpc reached by DELETE.
+   *
+   * @generated from rpc acme.edge.v1.HTTPEdgeService.Drain
+   */
+  drain(request: ObjectRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof EchoSchema>>;
+}
 
 /**
  * The HTTP bindings of acme.edge.v1.HTTPEdgeService: each rpc's rule, then its
@@ -149,55 +200,4 @@ export const HTTPEdgeServiceRoutes = [
     json: { input: ObjectRequestJson, output: EchoJson },
   },
 ] as const satisfies readonly RouteBinding[];
-
-/**
- * Routes at the edges of the grammar: the root, "**" in the middle, verbs,
- * nested field paths, custom methods and scalar bodies.
- *
- * @generated from service acme.edge.v1.HTTPEdgeService
- */
-export interface HTTPEdgeServiceHandlers<Ctx = HandlerContext> {
-  /**
-   * The root template "/".
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.Root
-   */
-  root(request: Empty, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
-  /**
-   * "**" in the middle of a variable, followed by literals and a verb.
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.GetObjectMeta
-   */
-  getObjectMeta(request: ObjectRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
-  /**
-   * A trailing "**" and a bare "*" without a variable.
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.ListObjects
-   */
-  listObjects(request: ObjectRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
-  /**
-   * A nested field path, an enum and an int64 in the path.
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.Lookup
-   */
-  lookup(request: LookupRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
-  /**
-   * A custom rule of kind "*" takes any method; the body is a repeated field.
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.Anything
-   */
-  anything(request: AnythingRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
-  /**
-   * Literals with sub-delims and a percent-escape.
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.Odd
-   */
-  odd(request: ObjectRequest, context: Ctx): MessageInitShape<typeof EchoSchema> | Promise<MessageInitShape<typeof EchoSchema>>;
-  /**
-   * A streaming rpc reached by DELETE.
-   *
-   * @generated from rpc acme.edge.v1.HTTPEdgeService.Drain
-   */
-  drain(request: ObjectRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof EchoSchema>>;
-}
 

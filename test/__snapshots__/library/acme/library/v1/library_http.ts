@@ -4,13 +4,87 @@
 // @generated from file acme/library/v1/library.proto (package acme.library.v1, syntax proto3)
 /* eslint-disable */
 
+import type { HandlerContext } from "a2a-http";
 import type { CheckoutBookRequest, CreateBookRequest, DeleteBookRequest, GetBookRequest, GetFileRequest, GetShelfRequest, ListBooksRequest, MoveBookRequest, RenameShelfRequest, UpdateBookRequest, WatchShelfRequest } from "./library_pb.js";
 import { BookSchema, CheckoutBookRequestSchema, CreateBookRequestSchema, DeleteBookRequestSchema, FileSchema, GetBookRequestSchema, GetFileRequestSchema, GetShelfRequestSchema, LibraryService, ListBooksRequestSchema, ListBooksResponseSchema, MoveBookRequestSchema, RenameShelfRequestSchema, ShelfEventSchema, ShelfSchema, UpdateBookRequestSchema, WatchShelfRequestSchema } from "./library_pb.js";
-import { BookJson, CheckoutBookRequestJson, CreateBookRequestJson, DeleteBookRequestJson, EmptyJson, FileJson, GetBookRequestJson, GetFileRequestJson, GetShelfRequestJson, ListBooksRequestJson, ListBooksResponseJson, MoveBookRequestJson, RenameShelfRequestJson, ShelfEventJson, ShelfJson, UpdateBookRequestJson, WatchShelfRequestJson } from "./library_http_json.js";
-import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import type { RouteBinding } from "a2a-http/codegenv1";
-import type { HandlerContext } from "a2a-http";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { EmptySchema } from "@bufbuild/protobuf/wkt";
+import { BookJson, CheckoutBookRequestJson, CreateBookRequestJson, DeleteBookRequestJson, EmptyJson, FileJson, GetBookRequestJson, GetFileRequestJson, GetShelfRequestJson, ListBooksRequestJson, ListBooksResponseJson, MoveBookRequestJson, RenameShelfRequestJson, ShelfEventJson, ShelfJson, UpdateBookRequestJson, WatchShelfRequestJson } from "./library_http_json.js";
+import type { RouteBinding } from "a2a-http/codegenv1";
+
+/**
+ * Manages shelves and the books on them.
+ *
+ * @generated from service acme.library.v1.LibraryService
+ */
+export interface LibraryServiceHandlers<Ctx = HandlerContext> {
+  /**
+   * Gets a book by its resource name (a multi-segment variable).
+   *
+   * @generated from rpc acme.library.v1.LibraryService.GetBook
+   */
+  getBook(request: GetBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
+  /**
+   * Creates a book; the body is one field of the request.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.CreateBook
+   */
+  createBook(request: CreateBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
+  /**
+   * Updates a book; the variable is a nested field path.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.UpdateBook
+   */
+  updateBook(request: UpdateBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
+  /**
+   * Deletes a book.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.DeleteBook
+   */
+  deleteBook(request: DeleteBookRequest, context: Ctx): MessageInitShape<typeof EmptySchema> | Promise<MessageInitShape<typeof EmptySchema>>;
+  /**
+   * Lists books with every kind of query parameter.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.ListBooks
+   */
+  listBooks(request: ListBooksRequest, context: Ctx): MessageInitShape<typeof ListBooksResponseSchema> | Promise<MessageInitShape<typeof ListBooksResponseSchema>>;
+  /**
+   * Moves a book: a custom verb on a multi-segment variable.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.MoveBook
+   */
+  moveBook(request: MoveBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
+  /**
+   * Renames a shelf; the body is a scalar field.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.RenameShelf
+   */
+  renameShelf(request: RenameShelfRequest, context: Ctx): MessageInitShape<typeof ShelfSchema> | Promise<MessageInitShape<typeof ShelfSchema>>;
+  /**
+   * Returns only the shelf's title (response_body).
+   *
+   * @generated from rpc acme.library.v1.LibraryService.GetShelfTitle
+   */
+  getShelfTitle(request: GetShelfRequest, context: Ctx): MessageInitShape<typeof ShelfSchema> | Promise<MessageInitShape<typeof ShelfSchema>>;
+  /**
+   * Reads a file under any path (`**`).
+   *
+   * @generated from rpc acme.library.v1.LibraryService.GetFile
+   */
+  getFile(request: GetFileRequest, context: Ctx): MessageInitShape<typeof FileSchema> | Promise<MessageInitShape<typeof FileSchema>>;
+  /**
+   * Checks out a book with a custom HTTP method.
+   *
+   * @generated from rpc acme.library.v1.LibraryService.CheckoutBook
+   */
+  checkoutBook(request: CheckoutBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
+  /**
+   * Streams changes to a shelf (server-sent events).
+   *
+   * @generated from rpc acme.library.v1.LibraryService.WatchShelf
+   */
+  watchShelf(request: WatchShelfRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof ShelfEventSchema>>;
+}
 
 /**
  * The HTTP bindings of acme.library.v1.LibraryService: each rpc's rule, then its
@@ -200,78 +274,4 @@ export const LibraryServiceRoutes = [
     json: { input: WatchShelfRequestJson, output: ShelfEventJson },
   },
 ] as const satisfies readonly RouteBinding[];
-
-/**
- * Manages shelves and the books on them.
- *
- * @generated from service acme.library.v1.LibraryService
- */
-export interface LibraryServiceHandlers<Ctx = HandlerContext> {
-  /**
-   * Gets a book by its resource name (a multi-segment variable).
-   *
-   * @generated from rpc acme.library.v1.LibraryService.GetBook
-   */
-  getBook(request: GetBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
-  /**
-   * Creates a book; the body is one field of the request.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.CreateBook
-   */
-  createBook(request: CreateBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
-  /**
-   * Updates a book; the variable is a nested field path.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.UpdateBook
-   */
-  updateBook(request: UpdateBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
-  /**
-   * Deletes a book.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.DeleteBook
-   */
-  deleteBook(request: DeleteBookRequest, context: Ctx): MessageInitShape<typeof EmptySchema> | Promise<MessageInitShape<typeof EmptySchema>>;
-  /**
-   * Lists books with every kind of query parameter.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.ListBooks
-   */
-  listBooks(request: ListBooksRequest, context: Ctx): MessageInitShape<typeof ListBooksResponseSchema> | Promise<MessageInitShape<typeof ListBooksResponseSchema>>;
-  /**
-   * Moves a book: a custom verb on a multi-segment variable.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.MoveBook
-   */
-  moveBook(request: MoveBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
-  /**
-   * Renames a shelf; the body is a scalar field.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.RenameShelf
-   */
-  renameShelf(request: RenameShelfRequest, context: Ctx): MessageInitShape<typeof ShelfSchema> | Promise<MessageInitShape<typeof ShelfSchema>>;
-  /**
-   * Returns only the shelf's title (response_body).
-   *
-   * @generated from rpc acme.library.v1.LibraryService.GetShelfTitle
-   */
-  getShelfTitle(request: GetShelfRequest, context: Ctx): MessageInitShape<typeof ShelfSchema> | Promise<MessageInitShape<typeof ShelfSchema>>;
-  /**
-   * Reads a file under any path (`**`).
-   *
-   * @generated from rpc acme.library.v1.LibraryService.GetFile
-   */
-  getFile(request: GetFileRequest, context: Ctx): MessageInitShape<typeof FileSchema> | Promise<MessageInitShape<typeof FileSchema>>;
-  /**
-   * Checks out a book with a custom HTTP method.
-   *
-   * @generated from rpc acme.library.v1.LibraryService.CheckoutBook
-   */
-  checkoutBook(request: CheckoutBookRequest, context: Ctx): MessageInitShape<typeof BookSchema> | Promise<MessageInitShape<typeof BookSchema>>;
-  /**
-   * Streams changes to a shelf (server-sent events).
-   *
-   * @generated from rpc acme.library.v1.LibraryService.WatchShelf
-   */
-  watchShelf(request: WatchShelfRequest, context: Ctx): AsyncIterable<MessageInitShape<typeof ShelfEventSchema>>;
-}
 
