@@ -68,6 +68,8 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   const headers = toHeaders(response.headers);
   if (typeof body === "string") return new Response(body, { status, headers });
   const stream = body;
+  // Set by cancel(): a pull still waiting for the handler must then neither enqueue nor close.
+  let cancelled = false;
   const readable = new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: string | undefined;
@@ -76,6 +78,7 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
       } catch {
         chunk = undefined;
       }
+      if (cancelled) return;
       if (chunk === undefined) {
         req.finish();
         controller.close();
@@ -83,11 +86,16 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
         controller.enqueue(encoder.encode(chunk));
       }
     },
+    // The reader went away (the client disconnected, or the host gave up on
+    // the answer): the handler's signal fires and its iterator gets return().
     cancel() {
+      cancelled = true;
       req.abort();
       stream.close();
     },
   });
+  // The request's own signal (Node's adapter, workerd with `enable_request_signal`)
+  // may tell before any cancel(): a stream waiting for its next event notices then.
   req.onAbort(() => stream.close());
   return new Response(readable, { status, headers });
 }
