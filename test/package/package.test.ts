@@ -181,7 +181,7 @@ describe("the packed packages", () => {
     });
     const nodeImports = Object.values(result.metafile.inputs).flatMap((i) => i.imports.filter((x) => x.path.startsWith("node:") || x.external));
     expect(nodeImports).toEqual([]);
-    expect(Object.keys(result.metafile.inputs).some((f) => f.includes("node_modules/a2a-http/dist/client/core.js"))).toBe(true);
+    expect(Object.keys(result.metafile.inputs).some((f) => f.includes("node_modules/a2a-http/dist/client/wire-client.js"))).toBe(true);
   }, 120_000);
 
   test("the default target (js+dts) and target=dts work with TypeScript 7 in the project", async () => {

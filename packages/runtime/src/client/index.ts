@@ -18,7 +18,8 @@
  * - Errors are all RpcError; see {@link createRouteClient} for which code means what
  *   (`httpStatus` 0 when no HTTP answer was received).
  */
-export { createRouteClient, DEFAULT_MAX_EVENT_SIZE } from "./core.js";
+export { createRouteClient } from "./route-client.js";
+export { DEFAULT_MAX_EVENT_SIZE } from "./options.js";
 export type {
   CallOptions,
   ClientInterceptor,
@@ -27,7 +28,7 @@ export type {
   ClientProfile,
   ClientRequest,
   HeadersOption,
-} from "./core.js";
+} from "./options.js";
 export { escapeComponent, escapeMultiSegment } from "./encode.js";
 export { DEFAULT_MAX_RESPONSE_SIZE } from "./body.js";
 export { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";

@@ -1,13 +1,9 @@
 import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { Code, RpcError } from "../errors.js";
+import { Code, type RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import type { TemplateSegment } from "../path-template.js";
+import { clientError } from "./client-error.js";
 import { escapeComponent, escapeMultiSegment } from "./encode.js";
-
-/** A client-side error: the request never left (httpStatus 0). */
-export function clientError(code: Code, message: string, cause?: unknown): RpcError {
-  return new RpcError(code, message, [], cause === undefined ? { httpStatus: 0 } : { httpStatus: 0, cause });
-}
 
 interface VariablePlan {
   /** The field path as written in the template ("book.name"). */

@@ -1,6 +1,6 @@
 import { isA2AVersionSupported } from "../a2a.js";
 import { Code } from "../errors.js";
-import { clientError } from "./plan.js";
+import { clientError } from "./client-error.js";
 
 /** An AgentInterface of an agent card, as protobuf-es holds it or as its JSON reads. */
 export interface AgentInterfaceLike {

@@ -1,0 +1,228 @@
+// The call every binding of the client shares: the request message to
+// ProtoJSON (tenant filled in), the headers, the interceptors, fetch with
+// redirects, the signal and deadline, bounded reads, SSE, and the message read
+// from the answer's JSON. What differs between HTTP+JSON and JSON-RPC (the
+// URL, method and body; where the message sits in the answer; how an error
+// looks) is the binding's {@link ClientWire}.
+import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import type { EventSourceMessage } from "eventsource-parser";
+import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
+import { Code, RpcError } from "../errors.js";
+import type { MessageJsonCodec } from "../json/index.js";
+import type { RouteBinding } from "../route-binding.js";
+import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
+import { startCallSignal } from "./call-signal.js";
+import { clientError } from "./client-error.js";
+import { DEFAULT_MAX_EVENT_SIZE, type CallOptions, type ClientNext, type ClientOptions, type ClientProfile } from "./options.js";
+import { callHeaders, OutgoingRequest, type CallHeaders } from "./outgoing-request.js";
+import { fetchFollowing } from "./redirect.js";
+import { readSseEvents } from "./sse.js";
+
+/** The media type of a server-sent event stream. */
+export const SSE_MEDIA_TYPE = "text/event-stream";
+
+/** A binding of the client (HTTP+JSON, JSON-RPC): its media types and how it puts each rpc on the wire. */
+export interface ClientWire {
+  /** Content-Type of request bodies unless `options.contentType` says otherwise. */
+  readonly contentType: string;
+  /** Accept of a unary call unless the headers set it. */
+  readonly acceptUnary: string;
+  /** Accept of a streaming call unless the headers set it. */
+  readonly acceptStream: string;
+  /** One rpc's wire, from its bindings in proto order; called once per rpc. */
+  rpc(bindings: readonly RouteBinding[]): RpcWire<unknown>;
+}
+
+/** The HTTP request of one call; `key` is handed back when its answer is read. */
+export interface WireRequest<K> {
+  readonly binding: RouteBinding;
+  readonly method: string;
+  readonly url: string;
+  readonly body: string | undefined;
+  readonly key: K;
+}
+
+/**
+ * How one rpc goes on the wire and comes back. Every method may throw an
+ * RpcError (a request that cannot be sent, an answer that is wrong or carries
+ * an error); the shared call maps nothing else.
+ */
+export interface RpcWire<K> {
+  /** The request of a call, from its ProtoJSON (which it may change). */
+  request(json: JsonObject): WireRequest<K>;
+  /** The error of a non-2xx answer. */
+  answerError(res: Response): Promise<RpcError>;
+  /** The message's JSON in the text of a 2xx unary answer. */
+  answer(text: string, status: number, key: K): JsonValue;
+  /** The message's JSON in one server-sent event, or undefined for an event without one. */
+  event(e: EventSourceMessage, status: number, key: K): JsonValue | undefined;
+  /** A 2xx answer to a streaming call that is not an event stream: its one message's JSON, or throws. */
+  notAStream(res: Response, key: K): Promise<JsonValue>;
+}
+
+type AnyMethod = (request: object, options?: CallOptions) => unknown;
+
+interface RpcPlan {
+  readonly rpc: string;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  readonly streaming: boolean;
+  readonly wire: RpcWire<unknown>;
+  /** The input's top-level string `tenant` field, when it has one. */
+  readonly tenantJsonName: string | undefined;
+  readonly headers: CallHeaders;
+  /** The route table's generated JSON codecs, unless turned off. */
+  readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
+}
+
+/**
+ * Builds a client object with one method per rpc of a route table, calling
+ * over `wire`. Every failure is an RpcError; see `createRouteClient` for
+ * which code means what.
+ */
+export function createWireClient<T>(
+  routes: readonly RouteBinding[],
+  options: ClientOptions,
+  profile: ClientProfile,
+  wire: ClientWire,
+): T {
+  const a2aVersion = profile.profile === "a2a" ? (profile.a2aVersion ?? "1.0") : undefined;
+  const contentType = options.contentType ?? wire.contentType;
+  const tenant = options.tenant ?? "";
+  const registry = options.registry;
+  const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
+  const writeOptions = registry ? { registry } : undefined;
+  const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
+
+  let send: ClientNext = (req) => {
+    const init: RequestInit = { method: req.method, headers: req instanceof OutgoingRequest ? req.headersInit() : req.headers };
+    if (req.body !== undefined) init.body = req.body;
+    if (req.signal) init.signal = req.signal;
+    return fetchFollowing(options.fetch ?? globalThis.fetch, req.url, init, options.redirects);
+  };
+  for (const icpt of [...(options.interceptors ?? [])].reverse()) send = icpt(send);
+
+  const byRpc = new Map<string, RouteBinding[]>();
+  for (const b of routes) {
+    const list = byRpc.get(b.rpc);
+    if (list) list.push(b);
+    else byRpc.set(b.rpc, [b]);
+  }
+  const client: Record<string, AnyMethod> = {};
+  for (const [rpc, bindings] of byRpc) {
+    const first = bindings[0]!;
+    const streaming = first.streaming === "server";
+    const plan: RpcPlan = {
+      rpc,
+      input: first.input,
+      output: first.output,
+      streaming,
+      wire: wire.rpc(bindings),
+      tenantJsonName: first.input.fields.find((f) => f.name === "tenant" && f.fieldKind === "scalar")?.jsonName,
+      headers: callHeaders(options, { a2aVersion, accept: streaming ? wire.acceptStream : wire.acceptUnary, contentType }),
+      json: routeCodecs(first, options),
+    };
+    client[rpc] = streaming ? (request, o) => stream(plan, request, o) : (request, o) => unary(plan, request, o);
+  }
+  return client as T;
+
+  /** The request of a call (the call adds its signal), and the key to read its answer with. */
+  async function prepare(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): Promise<{ req: OutgoingRequest; key: unknown }> {
+    let json: JsonObject;
+    try {
+      const msg = create(plan.input, request as never) as Message;
+      json = (writeOptions === undefined ? writeMessage(plan.input, plan.json?.input, msg) : toJson(plan.input, msg, writeOptions)) as JsonObject;
+    } catch (cause) {
+      if (cause instanceof RpcError) throw cause;
+      throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);
+    }
+    if (tenant !== "" && plan.tenantJsonName !== undefined && (json[plan.tenantJsonName] ?? "") === "") {
+      json[plan.tenantJsonName] = tenant;
+    }
+    const w = plan.wire.request(json);
+    const headers = await plan.headers(w.body !== undefined, callOptions?.headers);
+    return { req: new OutgoingRequest(plan.rpc, w.binding, plan.streaming, w.method, w.url, headers, w.body), key: w.key };
+  }
+
+  /** The message of an answer's JSON; `what` names the JSON in the error ("the response"). */
+  function readMessage(plan: RpcPlan, json: JsonValue, status: number, what: string): unknown {
+    try {
+      return registry === undefined ? readLenient(plan.output, plan.json?.output, json) : fromJson(plan.output, json, readOptions);
+    } catch (cause) {
+      throw new RpcError(Code.INTERNAL, `${plan.rpc}: ${what} is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
+        httpStatus: status,
+        cause,
+      });
+    }
+  }
+
+  async function unary(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): Promise<unknown> {
+    const { req, key } = await prepare(plan, request, callOptions);
+    const call = startCallSignal(callOptions, options.timeoutMs, false);
+    try {
+      req.signal = call.signal;
+      let res: Response;
+      let text: string;
+      try {
+        res = await send(req);
+        if (!res.ok) throw await plan.wire.answerError(res);
+        text = await readBounded(res, maxResponseSize, `${plan.rpc}: the response`);
+      } catch (e) {
+        throw call.mapError(e);
+      }
+      return readMessage(plan, plan.wire.answer(text, res.status, key), res.status, "the response");
+    } finally {
+      call.done();
+    }
+  }
+
+  async function* stream(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): AsyncGenerator<unknown> {
+    const { req, key } = await prepare(plan, request, callOptions);
+    const call = startCallSignal(callOptions, options.timeoutMs, true);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let finished = false;
+    try {
+      req.signal = call.signal;
+      let res: Response;
+      let single: JsonValue | undefined;
+      try {
+        res = await send(req);
+        if (!res.ok) throw await plan.wire.answerError(res);
+        if (!isEventStream(res.headers.get("content-type"))) single = await plan.wire.notAStream(res, key);
+      } catch (e) {
+        throw call.mapError(e);
+      }
+      if (single !== undefined) {
+        // The body is read: nothing to close if the consumer stops here.
+        finished = true;
+        yield readMessage(plan, single, res.status, "the response");
+        return;
+      }
+      if (!res.body) {
+        finished = true;
+        return;
+      }
+      reader = res.body.getReader();
+      for await (const e of readSseEvents(reader, call, maxEventSize, plan.rpc, res.status)) {
+        const json = plan.wire.event(e, res.status, key);
+        if (json !== undefined) yield readMessage(plan, json, res.status, "a stream event");
+      }
+      finished = true;
+    } finally {
+      call.done();
+      if (!finished) {
+        // Left early (break, error, abort): stop reading and close the connection.
+        reader?.cancel().catch(() => {});
+        call.abort();
+      }
+    }
+  }
+}
+
+/** Whether a Content-Type is that of an event stream (parameters and case aside). */
+function isEventStream(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const semi = contentType.indexOf(";");
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === SSE_MEDIA_TYPE;
+}
