@@ -13,7 +13,7 @@
  * - anything else: the task COMPLETES with an artifact that echoes the text.
  */
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
-import type { AgentStore, PushOptions } from "a2a-http/agent";
+import type { AgentStore, PushSender } from "a2a-http/agent";
 import { AgentCardSchema, AgentInterfaceSchema, AgentSkillSchema, type AgentCard } from "../gen/a2a_pb.js";
 import { createA2AServiceAgent, type A2AServiceExecutor } from "../gen/a2a_http_agent.js";
 
@@ -26,8 +26,8 @@ export interface ExampleAgentOptions {
   readonly log?: (line: string) => void;
   /** Where tasks live. Default: in memory. */
   readonly store?: AgentStore;
-  /** Push delivery options (which webhook addresses are allowed). */
-  readonly push?: PushOptions;
+  /** Delivers push notifications (on Node: `createPushSender()` of a2a-http/push). Default: none, push unavailable. */
+  readonly pushSender?: PushSender;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -80,7 +80,7 @@ export function createExampleAgent(options: ExampleAgentOptions = {}) {
       return extended;
     },
     ...(options.store ? { store: options.store } : {}),
-    ...(options.push ? { push: options.push } : {}),
+    ...(options.pushSender ? { pushSender: options.pushSender } : {}),
   });
 }
 

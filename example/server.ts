@@ -27,6 +27,7 @@ import { Hono } from "hono";
 import { agentCardHono, allowedHostsCheck, type AllowedHosts } from "a2a-http/server";
 import { agentCardExpress } from "a2a-http/node";
 import { agentCardFastify, fastifyOptions } from "a2a-http/fastify";
+import { createPushSender } from "a2a-http/push";
 import { StoreError, openStore } from "a2a-http/stores";
 import { A2AService, AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
@@ -143,14 +144,14 @@ export async function startExampleAgent(options: {
       : conformanceCard(url, options.tenant ?? "", interfaces(), kind === "conformance-restricted");
   const card = () => toJson(AgentCardSchema, agentCard());
   // An agent on loopback is a local one: its webhooks may be local and plain http too.
-  const push = isLoopback(host) ? { allow: { http: true, addresses: ["127.0.0.0/8", "::1/128"] } } : {};
+  const pushSender = createPushSender(isLoopback(host) ? { allow: { http: true, addresses: ["127.0.0.0/8", "::1/128"] } } : {});
   // Opened before the servers listen: a store that cannot open stops the agent before it takes requests.
   let storeLine = "";
   const store = await openStore(options.store, { migrate: options.migrate ?? false, log: (line) => (storeLine = line) });
   const handlers =
     kind === "example"
-      ? createExampleAgent({ log, card: agentCard, push, store })
-      : createA2AServiceAgent(conformanceExecutor, { card: agentCard, push, store, authenticated: () => true, extendedCard: agentCard });
+      ? createExampleAgent({ log, card: agentCard, pushSender, store })
+      : createA2AServiceAgent(conformanceExecutor, { card: agentCard, pushSender, store, authenticated: () => true, extendedCard: agentCard });
   const grpcPort = options.grpcPort ?? 0;
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {

@@ -18,7 +18,8 @@ import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-nod
 import express from "express";
 import { a2aErrorReason, agentCardExpress, isRpcError, type ContextInput, type HandlerContext } from "a2a-http";
 import { ErrorInfoSchema } from "a2a-http/connect";
-import type { AgentStore, PushOptions } from "a2a-http/agent";
+import type { AgentStore } from "a2a-http/agent";
+import { createPushSender, type PushOptions } from "a2a-http/push";
 import { A2AService, AgentCardSchema, Role, type AgentCard, type MessageSchema, type PartSchema, type StreamResponse } from "../../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../../gen/a2a_http_express.js";
@@ -66,6 +67,7 @@ export interface StartOptions {
   /** Changes to the default card (streaming and push on, text/plain in). */
   readonly card?: (card: AgentCard) => void;
   readonly store?: AgentStore;
+  /** Options of the agent's push sender (createPushSender of a2a-http/push); its errors go to `errors`. */
   readonly push?: PushOptions;
   readonly extendedCard?: A2AServiceAgentOptions<TestContext>["extendedCard"];
   readonly subscriberLimit?: number;
@@ -96,7 +98,7 @@ export async function startAgent(options: StartOptions = {}): Promise<TestAgent>
     card: () => card,
     onError: (e) => errors.push(e),
     ...(options.store ? { store: options.store } : {}),
-    ...(options.push ? { push: options.push } : {}),
+    pushSender: createPushSender({ onError: (e) => errors.push(e), ...options.push }),
     ...(options.extendedCard !== undefined ? { extendedCard: options.extendedCard } : {}),
     ...(options.subscriberLimit !== undefined ? { subscriberLimit: options.subscriberLimit } : {}),
     ...(options.checkInputModes !== undefined ? { checkInputModes: options.checkInputModes } : {}),

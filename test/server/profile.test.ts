@@ -6,6 +6,7 @@ import { A2AErrors, Code, RpcError, badRequest, errorInfo, type HandlerContext }
 import { A2AServiceRoutes, type A2AServiceHandlers } from "../../gen/a2a_http.js";
 import { a2aServiceStub } from "../../gen/a2a_http_stub.js";
 import { libraryServiceStub } from "../../gen/acme/library/v1/library_http_stub.js";
+import { createPushSender } from "a2a-http/push";
 import { createExampleAgent } from "../../example/agent.js";
 import { frameworks, start, type Running } from "./harness.js";
 import { parseSse, recordingHandlers, send } from "./recording.js";
@@ -201,7 +202,7 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
   });
 
   test("the example agent end to end: send, get, list, cancel, subscribe, push config CRUD, card", async () => {
-    const s = await run(framework, { kind: "a2a", handlers: createExampleAgent({ stepMs: 1 }) });
+    const s = await run(framework, { kind: "a2a", handlers: createExampleAgent({ stepMs: 1, pushSender: createPushSender() }) });
     const post = (p: string, b?: unknown) => send(s.url + p, { method: "POST", headers: j, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
     const sent = await post("/acme/message:send", { message: { ...message, parts: [{ text: "/wait" }] }, configuration: { returnImmediately: true } });
     expect(sent.status).toBe(200);

@@ -11,6 +11,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { AgentCard } from "../../../gen/a2a_pb.js";
 import type { A2AServiceHandlers } from "../../../gen/a2a_http.js";
 import { a2aServiceConnect } from "../../../gen/a2a_http_connect.js";
+import { createPushSender } from "a2a-http/push";
 import { createExampleAgent, exampleAgentCard } from "../../../example/agent.js";
 
 export interface OurGrpcServer {
@@ -32,7 +33,7 @@ export async function startOurGrpcServer(
   const card = exampleAgentCard("", tenant);
   card.supportedInterfaces[0]!.protocolBinding = "GRPC";
   // Loopback test webhooks (http://127.0.0.1:9/hook) are allowed: the harness is a local agent.
-  const example = createExampleAgent({ card, stepMs: 1, push: { allow: { http: true, addresses: ["127.0.0.0/8"] } } });
+  const example = createExampleAgent({ card, stepMs: 1, pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.0/8"] } }) });
   const agent = options.wrap ? options.wrap(example) : example;
   const requests: OurGrpcServer["requests"] = [];
   const adapter = connectNodeAdapter({ routes: a2aServiceConnect(agent) });

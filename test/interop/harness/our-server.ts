@@ -17,6 +17,7 @@ import type { A2AServiceHandlers } from "../../../gen/a2a_http.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../../../gen/a2a_http_express.js";
 import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../../../gen/a2a_http_fastify.js";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../../gen/a2a_http_hono.js";
+import { createPushSender } from "a2a-http/push";
 import { createExampleAgent, exampleAgentCard } from "../../../example/agent.js";
 
 export type Framework = "express" | "fastify" | "hono";
@@ -72,7 +73,7 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
   // object and copies it on every GetExtendedAgentCard, so it is filled in below.
   const card: AgentCard = exampleAgentCard("http://127.0.0.1", tenant);
   // Loopback test webhooks (http://127.0.0.1:9/hook) are allowed: the harness is a local agent.
-  const example = createExampleAgent({ card, stepMs: options.stepMs ?? 1, push: { allow: { http: true, addresses: ["127.0.0.0/8"] } } });
+  const example = createExampleAgent({ card, stepMs: options.stepMs ?? 1, pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.0/8"] } }) });
   const agent: A2AServiceHandlers = options.wrap ? options.wrap(example) : example;
   const cardJson = () => toJson(AgentCardSchema, card);
 

@@ -12,7 +12,7 @@ import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
 import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
-import { checkWebhookUrl, createPushSender, type PushOptions, type PushSender } from "./push.js";
+import type { PushSender } from "./push-sender.js";
 import { StaleVersionError, StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
 import {
   ROLE_AGENT,
@@ -62,8 +62,14 @@ export interface AgentOptions<T extends AgentTypes = AgentTypes, Card extends Ag
   readonly owner?: (context: T["context"]) => string;
   /** Whether the caller is authenticated (for GetExtendedAgentCard). Default: the owner is not "". */
   readonly authenticated?: (context: T["context"]) => boolean;
-  /** Push delivery: retries, timeouts, and the addresses a webhook may have (see {@link PushOptions}). */
-  readonly push?: PushOptions;
+  /**
+   * Delivers push notifications: on Node, `createPushSender()` of
+   * `a2a-http/push` (with its SSRF guard). The engine closes it with itself.
+   * Without one, push is unavailable: the push rpcs answer
+   * PushNotificationNotSupported, and a card (not a card function) that says
+   * `pushNotifications: true` is refused at creation.
+   */
+  readonly pushSender?: PushSender;
   /** Refuse input parts whose media type the card does not accept (ContentTypeNotSupported). Default true. */
   readonly checkInputModes?: boolean;
   /** Events a subscriber may fall behind before it is cut off. Default 1 000. */
@@ -331,8 +337,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const live = new Set<Run>();
   // The tasks locked in this process, each with what waits for it (see locked()).
   const locks = new Map<string, (() => void)[]>();
-  let push: PushSender | undefined;
-  const pushSender = () => (push ??= createPushSender({ ...options.push, onError: options.push?.onError ?? ((e) => onError(e)) }));
+  const pushSender = pushSenderOf(options);
   let closed = false;
 
   // JSON, so that a topic gives its key back whatever characters the owner has.
@@ -455,6 +460,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       outbox?.kick();
       return undefined;
     }
+    if (!pushSender) return undefined;
     if (mem) {
       const configs = mem.pushConfigs(key);
       if (configs !== undefined && configs.size > 0) toPush(topic, configs.values(), event);
@@ -470,7 +476,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     let body: string | undefined;
     for (const c of configs) {
       body ??= toJsonString(schemas.stream, event as never);
-      pushSender().send(topic, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
+      pushSender!.send(topic, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
     }
   }
 
@@ -699,10 +705,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const config = req.configuration as { taskPushNotificationConfig?: PushConfigLike; historyLength?: number } | undefined;
     checkHistoryLength(config?.historyLength);
     const pushInit = config?.taskPushNotificationConfig;
-    if (pushInit) {
-      if (!card.capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
-      await checkWebhookUrl(pushInit.url, options.push);
-    }
+    if (pushInit) await requirePush(card).check(pushInit.url);
     const controller = new LazyAbort();
     const at = Date.now();
     let run: Run;
@@ -1026,10 +1029,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
 
     async createTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      requirePush();
+      const sender = requirePush();
       const key = keyOf(ctx, req.taskId);
       if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
-      await checkWebhookUrl(req.url, options.push);
+      await sender.check(req.url);
       const config = pushConfigOf(req, key);
       await putPushConfig(key, config);
       return config;
@@ -1088,8 +1091,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (!currentCard().capabilities?.streaming) throw A2AErrors.unsupportedOperation("this agent does not stream (its card says streaming: false)");
   }
 
-  function requirePush(): void {
-    if (!currentCard().capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
+  /** The push sender, when the card offers push and there is one; else PushNotificationNotSupported. */
+  function requirePush(card = currentCard()): PushSender {
+    if (!card.capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
+    // A card function that says true without a sender: the card is wrong, and no webhook is called.
+    if (!pushSender) throw A2AErrors.pushNotificationNotSupported("push notifications are not available: this agent has no push sender");
+    return pushSender;
   }
 
   async function existing(ctx: HandlerContext, taskId: string): Promise<TaskKey> {
@@ -1202,10 +1209,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     };
     every(Math.max(10, Math.floor(shared.leaseMs / 3)), renewLeases);
     every(Math.max(10, Math.floor(shared.leaseMs / 2)), sweepExpired);
-    if (schemas.pushConfig) {
-      const timeoutMs = options.push?.timeoutMs ?? 10_000;
-      outbox = startOutboxWorker(shared.outbox, pushSender(), { event: schemas.stream, claimMs: timeoutMs + 5_000, onError });
-    }
+    // Without a sender this instance sends nothing; instances with one send the shared outbox.
+    if (schemas.pushConfig && pushSender) outbox = startOutboxWorker(shared.outbox, pushSender, { event: schemas.stream, onError });
   }
 
   // Only the rpcs the user's service has: an older a2a.proto without some rpc still binds.
@@ -1232,10 +1237,27 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       await watching;
       await unwatch?.();
       await outbox?.close();
-      await push?.close();
+      await pushSender?.close();
       await store.close?.();
     },
   });
+}
+
+/**
+ * The `pushSender` option, checked: a card that offers push needs a sender,
+ * and the `push` options of earlier versions must not be dropped silently.
+ */
+function pushSenderOf<Card extends AgentCardLike>(options: Pick<AgentOptions<AgentTypes, Card>, "card" | "pushSender">): PushSender | undefined {
+  if ((options as { push?: unknown }).push !== undefined) {
+    throw new TypeError('a2a-http agent: the push option is gone; pass pushSender: createPushSender(options) from "a2a-http/push"');
+  }
+  const card = options.card;
+  if (!options.pushSender && typeof card !== "function" && card.capabilities?.pushNotifications) {
+    throw new TypeError(
+      'a2a-http agent: the card says pushNotifications: true but there is no pushSender; on Node pass pushSender: createPushSender() from "a2a-http/push", elsewhere say pushNotifications: false',
+    );
+  }
+  return options.pushSender;
 }
 
 /** When the task's status last changed: what ListTasks filters and orders by (an artifact alone does not move it). */

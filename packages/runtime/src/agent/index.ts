@@ -1,7 +1,8 @@
 /**
  * `a2a-http/agent`: the A2A task engine. Agents call the generated
  * `create<Service>Agent`, which binds {@link createAgentHandlers} to the
- * user's own a2a.proto; the rest is for custom stores and tests.
+ * user's own a2a.proto; the rest is for custom stores and tests. Imports
+ * nothing from `node:`, so it runs on Workers and in browsers too.
  */
 export { createAgentHandlers, defaultOwner } from "./engine.js";
 export type { AgentOptions, AgentControl, AgentCardLike } from "./engine.js";
@@ -20,8 +21,8 @@ export type {
   TaskPage,
   PagePosition,
 } from "./store.js";
-export { checkWebhookUrl, createPushSender } from "./push.js";
-export type { PushOptions, PushSender, PushTarget, WebhookAllow } from "./push.js";
+// Push delivery's interface only: the Node sender and its SSRF guard are a2a-http/push.
+export type { PushSender, PushTarget, PushAttempt, PushAuthentication } from "./push-sender.js";
 export { TaskState, isTerminal, isInterrupted } from "./types.js";
 export type {
   AgentExecutor,

@@ -8,8 +8,7 @@
  * claimed).
  */
 import { toJsonString, type DescMessage } from "@bufbuild/protobuf";
-import type { PushSender } from "./push.js";
-import { givenUp } from "./push.js";
+import { givenUp, type PushSender } from "./push-sender.js";
 import type { OutboxItem, PushOutbox } from "./store.js";
 
 export interface OutboxWorkerOptions {
@@ -19,8 +18,6 @@ export interface OutboxWorkerOptions {
   readonly pollMs?: number;
   /** Deliveries claimed at once. Default 32. */
   readonly batch?: number;
-  /** How long a claim holds: longer than one attempt can take. */
-  readonly claimMs: number;
   /** Failures of the store itself (the database is away). */
   readonly onError: (error: unknown) => void;
 }
@@ -62,7 +59,8 @@ export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, option
       again = false;
       let items: OutboxItem[];
       try {
-        items = await outbox.claim(batch, options.claimMs);
+        // A claim outlasts the longest attempt, so no other instance sends the same delivery meanwhile.
+        items = await outbox.claim(batch, sender.timeoutMs + 5_000);
       } catch (e) {
         options.onError(e);
         return;

@@ -1,30 +1,18 @@
 /**
- * A2A push notifications: POSTs each StreamResponse of a task to the webhooks
- * its clients registered, in order per config, with retries, behind the SSRF
- * guard of webhook-guard.ts (checked when a config is created and again at
- * every connection).
+ * `a2a-http/push`, the push sender for Node: POSTs each StreamResponse of a
+ * task to the webhooks its clients registered, in order per config, with
+ * retries, behind the SSRF guard of webhook-guard.ts (checked when a config is
+ * created and again at every connection, through node:http's own DNS lookup).
+ * The engine takes it as its `pushSender` option.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { A2AErrors } from "../a2a.js";
-import { createWebhookGuard, shownUrl, WebhookNotAllowedError, type WebhookGuard } from "./webhook-guard.js";
+import { givenUp, where, type PushAttempt, type PushSender, type PushTarget } from "./push-sender.js";
+import { createWebhookGuard, WebhookNotAllowedError, type WebhookGuard } from "./webhook-guard.js";
 
-/** The AuthenticationInfo of a push config: sent as `Authorization: <scheme> <credentials>`. */
-export interface PushAuthentication {
-  readonly scheme: string;
-  readonly credentials: string;
-}
-
-/** Where one push config sends its notifications. */
-export interface PushTarget {
-  /** The config's id, unique per task; deliveries to one (taskKey, configId) go out in order. */
-  readonly configId: string;
-  readonly url: string;
-  /** Sent as `X-A2A-Notification-Token` and `A2A-Notification-Token`; "" sends neither. */
-  readonly token: string;
-  readonly authentication?: PushAuthentication | undefined;
-}
+export type { PushAttempt, PushAuthentication, PushSender, PushTarget } from "./push-sender.js";
 
 /** Exceptions to the webhook SSRF guard, for development and private deployments. */
 export interface WebhookAllow {
@@ -67,36 +55,15 @@ export interface PushOptions {
  * address. Every address of the host must pass.
  */
 export async function checkWebhookUrl(url: string, options: PushOptions = {}): Promise<void> {
+  return checkWith(createWebhookGuard(options), url);
+}
+
+async function checkWith(guard: WebhookGuard, url: string): Promise<void> {
   try {
-    await createWebhookGuard(options).checkUrl(url);
+    await guard.checkUrl(url);
   } catch (e) {
     throw e instanceof WebhookNotAllowedError ? A2AErrors.invalidParams(e.message) : e;
   }
-}
-
-export interface PushSender {
-  /**
-   * Queues one delivery: POST `body` (a StreamResponse as JSON text) to the
-   * target. Never throws; never blocks the caller. Deliveries for the same
-   * (taskKey, target.configId) are sent one at a time, in the order queued.
-   */
-  send(taskKey: string, target: PushTarget, body: string): void;
-  /**
-   * One attempt, no retry (the outbox of a shared store retries itself, from
-   * any instance): how it went and, when it failed, whether to try again and
-   * after how long at the soonest.
-   */
-  attempt(target: PushTarget, body: string): Promise<PushAttempt>;
-  /** How long to wait before attempt `attempt + 1` after `attempt` failed with `outcome`. */
-  retryDelayMs(attempt: number, outcome: PushAttempt): number;
-  /** Attempts per notification, the first included (the `maxAttempts` option). */
-  readonly maxAttempts: number;
-  /** Reports a notification given up (the `onError` option; never throws). */
-  report(error: Error, target: PushTarget): void;
-  /** Resolves when every queued delivery has been sent or given up (for tests and shutdown). */
-  idle(): Promise<void>;
-  /** Stops: pending deliveries are dropped, in-flight ones aborted. */
-  close(): Promise<void>;
 }
 
 interface Delivery {
@@ -104,12 +71,12 @@ interface Delivery {
   readonly body: string;
 }
 
-/** How one delivery attempt went. */
-export type PushAttempt =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly retryAfterMs?: number };
 type Outcome = PushAttempt;
 
+/**
+ * The push sender of an agent on Node, for the engine's `pushSender` option:
+ * `pushSender: createPushSender()`. The engine closes it with itself.
+ */
 export function createPushSender(options: PushOptions = {}): PushSender {
   const guard = createWebhookGuard(options);
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -281,13 +248,8 @@ export function createPushSender(options: PushOptions = {}): PushSender {
     agents.https.destroy();
   }
 
-  return { send, attempt: post, retryDelayMs, maxAttempts, report, idle, close };
-}
-
-/** The error a notification given up is reported with. */
-export function givenUp(target: PushTarget, attempts: number, reason: string): Error {
-  const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
-  return new Error(`push notification to ${where(target)} failed${tries}: ${reason}`);
+  const check = (url: string) => checkWith(guard, url);
+  return { check, send, attempt: post, retryDelayMs, maxAttempts, timeoutMs, report, idle, close };
 }
 
 /**
@@ -316,10 +278,6 @@ function guardedLookup(guard: WebhookGuard, onRefused: (e: WebhookNotAllowedErro
 
 function failure(retry: boolean, e: unknown): Outcome {
   return { ok: false, retry, reason: e instanceof Error ? e.message : String(e) };
-}
-
-function where(target: PushTarget): string {
-  return `"${shownUrl(target.url)}" (config "${target.configId}")`;
 }
 
 /** `Retry-After` in ms: delay-seconds or an HTTP-date; undefined when absent or unreadable. */

@@ -7,6 +7,7 @@
 import { isIP } from "node:net";
 import { lookup as dnsLookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { shownUrl } from "./push-sender.js";
 
 /** One address of a host, as `dns.lookup(host, { all: true })` gives it. */
 export interface ResolvedAddress {
@@ -88,7 +89,7 @@ export function createWebhookGuard(options: GuardOptions = {}): WebhookGuard {
 
   function checkStatic(url: URL): void {
     const refuse = (why: string) => {
-      throw new WebhookNotAllowedError(`webhook URL "${shown(url)}" is not allowed: ${why}`);
+      throw new WebhookNotAllowedError(`webhook URL "${shownUrl(url.href)}" is not allowed: ${why}`);
     };
     if (url.protocol !== "https:" && !(url.protocol === "http:" && allowHttp)) {
       refuse(url.protocol === "http:" ? "it is not https" : `its scheme "${url.protocol}" is not https`);
@@ -130,7 +131,7 @@ export function createWebhookGuard(options: GuardOptions = {}): WebhookGuard {
         // nothing either way; every delivery resolves it again through the
         // guard, and only a checked address is ever connected to.
         if (!(e instanceof WebhookNotAllowedError)) return url;
-        throw new WebhookNotAllowedError(`webhook URL "${shown(url)}" is not allowed: ${e.message}`);
+        throw new WebhookNotAllowedError(`webhook URL "${shownUrl(url.href)}" is not allowed: ${e.message}`);
       }
     }
     return url;
@@ -142,19 +143,6 @@ export function createWebhookGuard(options: GuardOptions = {}): WebhookGuard {
 /** The URL's host without the brackets of an IPv6 literal. */
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, "$1");
-}
-
-/** `text` without a user name and password, which must not reach a message or a log. */
-export function shownUrl(text: string): string {
-  return URL.canParse(text) ? shown(new URL(text)) : text;
-}
-
-function shown(url: URL): string {
-  if (!url.username && !url.password) return url.href;
-  const copy = new URL(url.href);
-  copy.username = "";
-  copy.password = "";
-  return copy.href;
 }
 
 type IP = ipaddr.IPv4 | ipaddr.IPv6;
