@@ -153,9 +153,9 @@ describe("the packed packages", () => {
     expect(await typecheck(host)).toBe("");
   }, 120_000);
 
-  test("from the tarball (dist/): every subpath loads in Node; the root, /client, /server, /jsonrpc, /codegenv1 and the generated client bundle for browsers with no node: import", async () => {
+  test("from the tarball (dist/): every subpath loads in Node; the root, /client, /server, /jsonrpc, /codegenv1, /agent and the generated client bundle for browsers with no node: import", async () => {
     // Without the a2a-http-source condition: the exports map's dist/ files, as users resolve them.
-    const subpaths = ["", "/client", "/server", "/node", "/fastify", "/jsonrpc", "/agent", "/stores", "/codegenv1", "/routing", "/json"];
+    const subpaths = ["", "/client", "/server", "/node", "/fastify", "/jsonrpc", "/agent", "/push", "/stores", "/codegenv1", "/routing", "/json"];
     const load = subpaths.map((p) => `await import("a2a-http${p}");`).join(" ");
     await run(process.execPath, ["--input-type=module", "-e", load], { cwd: host });
     // The buf recipe's output (the tests above write it; run alone, this one does).
@@ -166,7 +166,7 @@ describe("the packed packages", () => {
     const result = await build({
       stdin: {
         contents: [
-          ...["", "/client", "/server", "/jsonrpc", "/codegenv1"].map((p, i) => `export * as m${i} from "a2a-http${p}";`),
+          ...["", "/client", "/server", "/jsonrpc", "/codegenv1", "/agent"].map((p, i) => `export * as m${i} from "a2a-http${p}";`),
           `export { createGreeterServiceClient } from "./src/gen/acme/greeter/v1/greeter_http_client.js";`,
         ].join("\n"),
         resolveDir: host,
