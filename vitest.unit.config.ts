@@ -23,6 +23,7 @@ export default mergeConfig(
         "test/corpus/**",
         "test/reliability/**",
         "test/openapi/browser.test.ts",
+        "test/edge/**", // Bun, Deno and workerd processes (test/edge/README.md)
         "**/node_modules/**",
       ],
     },
