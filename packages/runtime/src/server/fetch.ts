@@ -10,7 +10,8 @@ import {
 } from "./core.js";
 import { badPath, originPath, stripMountSegments } from "./mount.js";
 import { listenerOf, type Listener } from "./hosts.js";
-import { drainBeforeClose, type IncomingLike as NodeIncoming, type OutgoingLike } from "./drain.js";
+import { drainBeforeClose } from "./drain.js";
+import { honoNodePair, type NodePair } from "./hono-node.js";
 import { closeWhenStalled } from "./stall.js";
 
 /** Extra facts an adapter knows about a fetch request. */
@@ -122,9 +123,9 @@ class FetchRequest implements UniversalServerRequest {
   readonly native: unknown;
   private controller: AbortController | undefined;
   private unlink: (() => void) | undefined;
+  /** On @hono/node-server: node's request and response under the Request (hono-node.ts). */
+  private readonly node: NodePair | undefined;
   private readonly nodeHeaders: Record<string, string | string[] | undefined> | undefined;
-  /** On node (@hono/node-server), the connection: where the server listens, for `allowedHosts`. */
-  private readonly socket: unknown;
 
   constructor(
     private readonly request: Request,
@@ -132,14 +133,17 @@ class FetchRequest implements UniversalServerRequest {
   ) {
     this.method = request.method.toUpperCase();
     this.native = info?.native ?? request;
-    const incoming = nodeIncoming(info?.native);
-    this.nodeHeaders = incoming?.headers;
-    this.socket = incoming?.socket;
+    this.node = honoNodePair(info?.native);
+    // Reading single headers from node's request spares building the
+    // Request's whole Headers, which @hono/node-server does lazily and which
+    // costs more than the rest of a small GET.
+    this.nodeHeaders = this.node?.incoming.headers;
     let rest: string;
-    if (typeof incoming?.url === "string") {
+    const target = this.node?.incoming.url;
+    if (typeof target === "string") {
       // On node, the target exactly as sent: the Request's URL has `.`
       // segments resolved and escapes changed by the URL parser.
-      rest = originPath(incoming.url);
+      rest = originPath(target);
     } else {
       const url = request.url;
       const scheme = url.indexOf("://");
@@ -158,22 +162,19 @@ class FetchRequest implements UniversalServerRequest {
     this.rawQuery = q >= 0 ? rest.slice(q + 1) : "";
   }
 
+  /** On @hono/node-server only: elsewhere the runtime does not say where it listens. */
   listener(): Listener | undefined {
-    return this.socket === undefined ? undefined : listenerOf(this.socket);
+    return this.node === undefined ? undefined : listenerOf(this.node.incoming.socket);
   }
 
-  /** On node (@hono/node-server) only: elsewhere the runtime has no socket to watch. */
+  /** On @hono/node-server only: elsewhere the runtime has no socket to watch. */
   closeWhenStalled(ms: number): void {
-    if (this.socket !== undefined) closeWhenStalled(this.socket, ms);
+    if (this.node !== undefined) closeWhenStalled(this.node.incoming.socket, ms);
   }
 
   /** On @hono/node-server: the drain of a body never read, when the connection closes after the answer. */
   beforeAnswer(): Promise<void> | undefined {
-    const env = (this.native as { env?: { incoming?: unknown; outgoing?: unknown } } | undefined)?.env;
-    const incoming = env?.incoming as NodeIncoming | undefined;
-    const outgoing = env?.outgoing as OutgoingLike | undefined;
-    if (!incoming || !outgoing || typeof incoming.resume !== "function") return undefined;
-    return drainBeforeClose(incoming, outgoing);
+    return this.node === undefined ? undefined : drainBeforeClose(this.node.incoming, this.node.outgoing);
   }
 
   header(name: string): string | undefined {
@@ -273,26 +274,6 @@ class FetchRequest implements UniversalServerRequest {
 function pathPart(target: string): string {
   const q = target.indexOf("?");
   return q >= 0 ? target.slice(0, q) : target;
-}
-
-interface IncomingLike {
-  readonly url?: unknown;
-  readonly headers?: Record<string, string | string[] | undefined>;
-  readonly socket?: unknown;
-}
-
-/**
- * On @hono/node-server, `c.env.incoming` is node's request. Reading single
- * headers there spares building the Request's whole Headers object, which
- * the server does lazily and which costs more than the rest of a small GET;
- * its `url` is the request target as sent.
- */
-function nodeIncoming(native: unknown): IncomingLike | undefined {
-  const env = (native as { env?: { incoming?: IncomingLike } } | undefined)?.env;
-  const incoming = env?.incoming;
-  if (incoming === null || typeof incoming !== "object") return undefined;
-  const headers = incoming.headers;
-  return headers !== null && typeof headers === "object" ? incoming : undefined;
 }
 
 /** How much of an over-limit body is read and dropped so that the 413 reaches the client (see node.ts). */
