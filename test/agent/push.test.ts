@@ -84,7 +84,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 }
 
 /** A lookup that answers from a table, and ENOTFOUND otherwise. */
-function lookupFrom(table: Record<string, string[]>): PushOptions["lookup"] {
+function lookupFrom(table: Record<string, string[]>): NonNullable<PushOptions["lookup"]> {
   return async (host) => {
     const addresses = table[host];
     if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore } from "../../packages/runtime/src/agent/sql/store.js";
-import type { AgentStore, SharedStore } from "a2a-http/agent";
+import type { AgentStore } from "a2a-http/agent";
 import { TaskState, type StreamResponse, type Task } from "../../gen/a2a_pb.js";
 import {
   clientFor,
@@ -192,7 +192,7 @@ describeSqlEngines((engine) => describe("two instances on one database", () => {
   it("a task whose instance stopped renewing its lease is ended FAILED by another, with a reason that says so", async () => {
     // Instance C is alive as far as its executor knows, but its renewals never reach the database (as if it had died).
     const storeC = await storeOn("C", 300);
-    const deaf: AgentStore = { ...storeC, shared: { ...storeC.shared!, renew: async () => {} } as SharedStore };
+    const deaf: AgentStore = { ...storeC, shared: { ...storeC.shared!, renew: async () => {} } };
     const c = await agentOn("C", { store: deaf });
     const d = await agentOn("D", { leaseMs: 300 });
     const key = c.script(async (input, task) => {
@@ -248,7 +248,7 @@ describeSqlEngines((engine) => describe("two instances on one database", () => {
       await e.close();
       agents.splice(agents.indexOf(e), 1);
       // A new instance on the same database sends what is left, once the claims of the stopped one lapse.
-      const f = await agentOn("F", { push: { ...LOCAL_PUSH, timeoutMs: 200 } });
+      await agentOn("F", { push: { ...LOCAL_PUSH, timeoutMs: 200 } });
       await eventually(() => received.length >= 4, 20_000);
       await sleep(200);
       expect(received.map((x) => x.state)).toEqual(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);

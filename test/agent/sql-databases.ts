@@ -15,7 +15,7 @@
  * 2-3 s of initdb, a clone well under one).
  */
 import { describe, it, beforeAll, afterAll } from "vitest";
-import type { PGlite } from "@electric-sql/pglite";
+import type { PGlite, PGliteInterface } from "@electric-sql/pglite";
 import { connectPostgres, pgliteClient, type SqlClient } from "../../packages/runtime/src/agent/sql/client.js";
 
 export interface TestDatabase {
@@ -50,7 +50,7 @@ function unclosable(c: SqlClient): SqlClient {
 
 function pgliteEngine(): SqlEngine {
   let template: Promise<PGlite> | undefined;
-  const open: PGlite[] = [];
+  const open: PGliteInterface[] = [];
   let n = 0;
   return {
     name: "PGlite",

@@ -10,7 +10,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { create, type Message as ProtoMessage } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, isRpcError } from "a2a-http";
-import { StaleVersionError, StoreFullError, type AgentStore, type TaskKey } from "a2a-http/agent";
+import { StaleVersionError, StoreFullError, type AgentStore, type StoredTask, type TaskKey, type TaskPage } from "a2a-http/agent";
 import {
   StreamResponseSchema,
   TaskPushNotificationConfigSchema,
@@ -143,7 +143,8 @@ describeSqlEngines((engine, engineName) => {
       let stale = 0;
       const writer = async (w: number) => {
         for (;;) {
-          const cur = await store.tasks.get(key);
+          // Bound to the generated TaskSchema (openStore), the store gives back a Task.
+          const cur = (await store.tasks.get(key)) as StoredTask<Task> | undefined;
           const next = create(TaskSchema, {
             ...cur!.task,
             history: [
@@ -215,8 +216,9 @@ describeSqlEngines((engine, engineName) => {
         expect((await store.tasks.events(k, 0)).map((e) => e.seq)).toEqual(written ? [1, 2] : [1]);
         if (i < 4) expect(await count(client, `a2a_push_outbox WHERE tenant = $1 AND task_id = $2`, [tenant, k.id])).toBe(written ? 1 : 0);
       }
-      expect(results[N]!.status === "rejected" && results[N]!.reason).toBeInstanceOf(StaleVersionError);
-      expect(results[N + 1]!.status === "rejected" && results[N + 1]!.reason).toMatchObject({ expected: 1, actual: 0 });
+      const [duplicate, missing] = [results[N]!, results[N + 1]!];
+      expect(duplicate.status === "rejected" && duplicate.reason).toBeInstanceOf(StaleVersionError);
+      expect(missing.status === "rejected" && missing.reason).toMatchObject({ expected: 1, actual: 0 });
 
       // One write that fails (a time the bigint column refuses) fails its statement: the others are tried again alone and written.
       const last = (i: number) => task(`t${i}`, TaskState.COMPLETED, `ctx-${i}`, 3000);
@@ -264,7 +266,7 @@ describeSqlEngines((engine, engineName) => {
     }
     const query = (q: Partial<Parameters<AgentStore["tasks"]["list"]>[0]> = {}) =>
       store.tasks.list({ tenant, owner: "alice", contextId: "", state: 0, updatedSince: undefined, pageSize: 50, after: undefined, ...q });
-    const ids = (p: { tasks: Task[] }) => p.tasks.map((t) => t.id);
+    const ids = (p: TaskPage) => p.tasks.map((t) => t.id);
 
     it("newest first, ties by id descending; total; no next on the last page", async () => {
       await seed();

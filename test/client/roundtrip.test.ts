@@ -58,7 +58,7 @@ const lastSeen = () => seen[seen.length - 1]!;
 const a2aHandlers: A2AServiceHandlers = {
   sendMessage(req, ctx) {
     record("sendMessage", SendMessageRequestSchema, req, ctx);
-    return { payload: { case: "message", value: { ...req.message, role: Role.AGENT } } };
+    return { payload: { case: "message", value: { ...req.message!, role: Role.AGENT } } };
   },
   async *sendStreamingMessage(req, ctx) {
     record("sendStreamingMessage", SendMessageRequestSchema, req, ctx);
@@ -112,11 +112,11 @@ const libraryHandlers: LibraryServiceHandlers = {
   },
   createBook(req, ctx) {
     record("createBook", CreateBookRequestSchema, req, ctx);
-    return { ...req.book, name: `${req.parent}/books/${req.bookId}` };
+    return { ...req.book!, name: `${req.parent}/books/${req.bookId}` };
   },
   updateBook(req, ctx) {
     record("updateBook", UpdateBookRequestSchema, req, ctx);
-    return { ...req.book };
+    return { ...req.book! };
   },
   deleteBook(req, ctx) {
     record("deleteBook", DeleteBookRequestSchema, req, ctx);

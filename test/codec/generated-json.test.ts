@@ -30,7 +30,7 @@ import * as a2aJson from "../../gen/a2a_http_json.js";
 import * as a2aV03Json from "../../gen/a2a-v0_3_http_json.js";
 import * as edgeJson from "../../gen/acme/edge/v1/edge_http_json.js";
 import * as libraryJson from "../../gen/acme/library/v1/library_http_json.js";
-import { file_a2a } from "../../gen/a2a_pb.js";
+import { file_a2a, type SendMessageRequest } from "../../gen/a2a_pb.js";
 import { file_a2a_v0_3 } from "../../gen/a2a-v0_3_pb.js";
 import { file_acme_edge_v1_edge } from "../../gen/acme/edge/v1/edge_pb.js";
 import { file_acme_library_v1_library } from "../../gen/acme/library/v1/library_pb.js";
@@ -42,7 +42,7 @@ function messagesOf(file: DescFile): DescMessage[] {
     m.nestedMessages.forEach(visit);
   };
   file.messages.forEach(visit);
-  return out.filter((m) => !m.file.proto.options?.mapEntry && !m.proto.options?.mapEntry);
+  return out.filter((m) => !m.proto.options?.mapEntry);
 }
 
 const files = [file_a2a, file_a2a_v0_3, file_acme_edge_v1_edge, file_acme_library_v1_library];
@@ -461,7 +461,7 @@ describe("the jsonCodec option", () => {
     for (const body of bodies) {
       const run = (jsonCodec: "generated" | "protobuf-es") =>
         outcome(() => {
-          const msg = decodeRequest(route, { variables: {}, query: "", body }, { jsonCodec });
+          const msg = decodeRequest(route, { variables: {}, query: "", body }, { jsonCodec }) as SendMessageRequest;
           return JSON.stringify(encodeResponse(a2a("getTask"), create(a2a("getTask").output, { id: "t", history: msg.message ? [msg.message] : [] }), { jsonCodec }));
         });
       expect(run("generated"), JSON.stringify(body)).toEqual(run("protobuf-es"));

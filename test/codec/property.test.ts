@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { fromJson, toJson, create } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { decodeRequest } from "../../packages/runtime/src/codec/index.js";
-import { ListBooksRequestSchema } from "../../gen/acme/library/v1/library_pb.js";
+import { ListBooksRequestSchema, type ListBooksRequest } from "../../gen/acme/library/v1/library_pb.js";
 import { lib } from "./helpers.js";
 
 const route = lib("listBooks");
@@ -42,7 +42,7 @@ describe("query values agree with ProtoJSON", () => {
           const query = Object.entries(json)
             .flatMap(([k, x]) => (Array.isArray(x) ? x.map((e) => `${k}=${enc(e)}`) : [`${k}=${enc(Object.is(x, -0) ? "-0" : String(x))}`]))
             .join("&");
-          const got = decodeRequest(route, { variables: {}, query, body: undefined });
+          const got = decodeRequest(route, { variables: {}, query, body: undefined }) as ListBooksRequest;
           const want = fromJson(ListBooksRequestSchema, json);
           expect(toJson(ListBooksRequestSchema, got)).toEqual(toJson(ListBooksRequestSchema, want));
         },

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { SendMessageRequestSchema, Role } from "../../gen/a2a_pb.js";
+import { MessageSchema, SendMessageConfigurationSchema, SendMessageRequestSchema, Role } from "../../gen/a2a_pb.js";
 import { checkMessage } from "../../packages/runtime/src/codec/bounds.js";
 import { checkWire } from "../../packages/runtime/src/connect/wire-bounds.js";
 
@@ -23,8 +23,8 @@ function smallestCap(check: (max: number) => void): number {
 }
 
 const nulls = (n: number) => Array.from({ length: n }, () => ({ kind: { case: "nullValue" as const, value: 0 as const } }));
-const request = (init: MessageInitShape<typeof SendMessageRequestSchema>["message"], more: Partial<MessageInitShape<typeof SendMessageRequestSchema>> = {}) =>
-  create(SendMessageRequestSchema, { message: init, ...more });
+const request = (message: MessageInitShape<typeof MessageSchema>, configuration?: MessageInitShape<typeof SendMessageConfigurationSchema>) =>
+  create(SendMessageRequestSchema, { message, ...(configuration && { configuration }) });
 
 describe("checkWire counts as checkMessage does", () => {
   test.each([
@@ -42,7 +42,7 @@ describe("checkWire counts as checkMessage does", () => {
           extensions: ["a", "b"],
           metadata: { fields: { k: { kind: { case: "boolValue", value: true } } } },
         },
-        { configuration: { acceptedOutputModes: ["text/plain", "x"] } },
+        { acceptedOutputModes: ["text/plain", "x"] },
       ),
     ],
     ["300 null Values", request({ messageId: "m", role: Role.USER, parts: [{ content: { case: "data", value: { kind: { case: "listValue", value: { values: nulls(300) } } } } }] })],

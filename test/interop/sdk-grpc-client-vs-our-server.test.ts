@@ -14,7 +14,6 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import {
   CancelTaskRequest,
   DeleteTaskPushNotificationConfigRequest,
-  GetExtendedAgentCardRequest,
   GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
   ListTaskPushNotificationConfigsRequest,
@@ -121,7 +120,7 @@ describe.each([
   });
 
   it("GetExtendedAgentCard", async () => {
-    const card = await client.getAgentCard(GetExtendedAgentCardRequest.fromJSON({}));
+    const card = await client.getAgentCard();
     expect(card.skills.map((s) => s.id)).toContain("extended-echo");
   });
 

@@ -174,7 +174,7 @@ describe("JSON-RPC: the context factory runs before the params are decoded", () 
     const g = guard();
     const decoded: unknown[] = [];
     const handle = fetchHandlerOf(
-      createJsonRpcHandler(A2AServiceRoutes, { sendMessage: (req) => (decoded.push(req), { payload: { case: "task", value: { id: "t" } } }) }, { profile: "a2a", context: g.context }),
+      createJsonRpcHandler(A2AServiceRoutes, { sendMessage: (req: unknown) => (decoded.push(req), { payload: { case: "task", value: { id: "t" } } }) }, { profile: "a2a", context: g.context }),
     );
     // `message` of the wrong type: decoding would answer -32602; authentication answers first.
     const res = await handle(new Request("http://agent.test/", { method: "POST", headers: j, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: 5 } }) }));

@@ -31,10 +31,10 @@ export interface Running {
 }
 
 type Service =
-  | { kind: "a2a"; handlers: Partial<A2AServiceHandlers<any>> }
-  | { kind: "library"; handlers: Partial<LibraryServiceHandlers<any>> }
+  | { kind: "a2a"; handlers: Partial<A2AServiceHandlers<HandlerContext>> }
+  | { kind: "library"; handlers: Partial<LibraryServiceHandlers<HandlerContext>> }
   /** library.proto with the generic profile: the same glue as the generated adapters, on the runtime API. */
-  | { kind: "library-none"; handlers: Partial<LibraryServiceHandlers<any>> };
+  | { kind: "library-none"; handlers: Partial<LibraryServiceHandlers<HandlerContext>> };
 
 /**
  * Starts `service` on `framework` at 127.0.0.1 on a free port, mounted at

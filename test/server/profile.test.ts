@@ -132,7 +132,7 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
       },
     };
     const s = await run(framework, { kind: "a2a", handlers }, {
-      context: async ({ headers, rpc, native }: { headers: Headers; rpc: string; native: unknown }) => {
+      context: async ({ headers, rpc, native }) => {
         expect(native).toBeDefined();
         const auth = headers.get("authorization");
         if (auth !== "Bearer ok") {

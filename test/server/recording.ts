@@ -53,7 +53,7 @@ export interface Outcome {
 
 export async function send(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {},
 ): Promise<Outcome> {
   const res = await fetch(url, { method: init.method ?? "GET", headers: init.headers ?? {}, body: init.body ?? null });
   const text = await res.text();
