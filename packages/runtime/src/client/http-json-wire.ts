@@ -4,6 +4,7 @@
 // server-sent events whose `event: error` (or a bare `{"error": ...}`) is one.
 import type { DescField, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
+import { A2A_MEDIA_TYPE, JSON_MEDIA_TYPE, isA2ASubscribeMethod } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import { readBounded } from "./body.js";
@@ -12,16 +13,13 @@ import { appendQuery, choosePlan, compileBinding, type BindingPlan } from "./pla
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 import { SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "./wire-client.js";
 
-const A2A_JSON = "application/a2a+json";
-const JSON_TYPE = "application/json";
-
 export function httpJsonWire(options: ClientOptions, profile: ClientProfile): ClientWire {
   const a2a = profile.profile === "a2a";
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const maxResponseSize = options.maxResponseSize;
   return {
-    contentType: a2a ? A2A_JSON : JSON_TYPE,
-    acceptUnary: a2a ? `${A2A_JSON}, ${JSON_TYPE}` : JSON_TYPE,
+    contentType: a2a ? A2A_MEDIA_TYPE : JSON_MEDIA_TYPE,
+    acceptUnary: a2a ? `${A2A_MEDIA_TYPE}, ${JSON_MEDIA_TYPE}` : JSON_MEDIA_TYPE,
     acceptStream: SSE_MEDIA_TYPE,
     rpc(bindings) {
       const first = bindings[0]!;
@@ -117,11 +115,9 @@ async function notAStream(rpc: string, res: Response): Promise<RpcError> {
 
 /** The HTTP method the client sends for a binding. */
 function clientMethod(b: RouteBinding, a2a: boolean): string {
-  // A2A: the proto says GET for SubscribeToTask (TaskSubscription in v0.3), the
-  // spec text says POST, and every SDK server takes POST (Java only POST).
-  if (a2a && b.method === "GET" && (b.descriptor.name === "SubscribeToTask" || b.descriptor.name === "TaskSubscription")) {
-    return "POST";
-  }
+  // A2A: a subscribe rpc's proto says GET, the spec text POST, and every SDK
+  // server takes POST (Java only POST); ours take both.
+  if (a2a && b.method === "GET" && isA2ASubscribeMethod(b.descriptor.name)) return "POST";
   // A custom rule of kind "*" takes any method.
   if (b.method === "*") return b.body === "" ? "GET" : "POST";
   return b.method;

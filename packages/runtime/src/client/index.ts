@@ -12,9 +12,14 @@
  *   request without its path fields, `body: "field"` that field's JSON.
  * - Tenant: `options.tenant` fills an unset top-level `tenant` field of the
  *   request (any profile), so the `/{tenant}/...` binding wins.
- * - A2A profile: `A2A-Version` on every call, `application/a2a+json` bodies
- *   (option `contentType`), POST for SubscribeToTask, any 2xx, empty bodies as
- *   empty messages; see {@link a2aErrorReason} for A2A error types.
+ * - A2A profile (its rules from `a2a.ts`): `A2A-Version` on every call,
+ *   `application/a2a+json` bodies over HTTP+JSON (option `contentType`), POST
+ *   for the subscribe rpcs (SubscribeToTask, v0.3's TaskSubscription), any
+ *   2xx, empty bodies as empty messages; see {@link a2aErrorReason} for A2A
+ *   error types.
+ * - Transport: HTTP+JSON, or JSON-RPC 2.0 (`transport: "jsonrpc"`), sharing
+ *   one call (`wire-client.ts`): headers, interceptors, redirects, signal and
+ *   deadline, bounded reads, SSE.
  * - Errors are all RpcError; see {@link createRouteClient} for which code means what
  *   (`httpStatus` 0 when no HTTP answer was received).
  */

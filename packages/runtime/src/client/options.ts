@@ -95,7 +95,7 @@ export interface CallOptions {
 /** What the generator knows about the file: its profile. */
 export interface ClientProfile {
   readonly profile?: "none" | "a2a" | undefined;
-  /** The `A2A-Version` header in the A2A profile; default the newest version (`A2A_CURRENT_VERSION`). */
+  /** The `A2A-Version` header in the A2A profile; default the first of `A2A_DEFAULT_VERSIONS` ("1.0"). */
   readonly a2aVersion?: string | undefined;
 }
 

@@ -1,3 +1,4 @@
+import { A2A_VERSION_HEADER } from "../a2a.js";
 import type { RouteBinding } from "../route-binding.js";
 import type { ClientOptions, ClientRequest } from "./options.js";
 
@@ -23,7 +24,7 @@ export type CallHeaders = (withBody: boolean, callHeaders: HeadersInit | undefin
 export function callHeaders(options: ClientOptions, defaults: HeaderDefaults): CallHeaders {
   const clientHeaders = options.headers;
   const withDefaults = (h: Headers, withBody: boolean): Headers => {
-    if (defaults.a2aVersion !== undefined && !h.has("A2A-Version")) h.set("A2A-Version", defaults.a2aVersion);
+    if (defaults.a2aVersion !== undefined && !h.has(A2A_VERSION_HEADER)) h.set(A2A_VERSION_HEADER, defaults.a2aVersion);
     if (!h.has("Accept")) h.set("Accept", defaults.accept);
     if (withBody && !h.has("Content-Type")) h.set("Content-Type", defaults.contentType);
     return h;

@@ -4,6 +4,7 @@
 // message body along, to another host or to a metadata address alike. Here a
 // redirect to another origin is refused unless the caller allows it, and
 // credentials never leave the origin of the call.
+import { A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 
 /**
@@ -22,7 +23,9 @@ export type RedirectPolicy = "same-origin" | "none" | ((target: URL, from: URL) 
 export const MAX_REDIRECTS = 5;
 
 /** The headers that may go to another origin: the protocol's, never a credential. */
-const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(["accept", "content-type", "a2a-version", "a2a-extensions"]);
+const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(
+  ["accept", "content-type", A2A_VERSION_HEADER, A2A_EXTENSIONS_HEADER].map((h) => h.toLowerCase()),
+);
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 

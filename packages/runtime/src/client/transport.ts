@@ -1,4 +1,4 @@
-import { isA2AVersionSupported } from "../a2a.js";
+import { A2A_DEFAULT_VERSIONS, isA2AVersionSupported } from "../a2a.js";
 import { Code } from "../errors.js";
 import { clientError } from "./client-error.js";
 
@@ -30,7 +30,7 @@ const transportOf: Record<ClientBinding, PickedTransport["transport"]> = { JSONR
  * card offers, taking the card's first interface of that binding; without
  * `prefer`, the card's first interface this client speaks (the agent's order).
  * Interfaces whose `protocolVersion` is set and is not one of `versions`
- * (Major.Minor, default `["1.0"]`) are passed over. Throws RpcError
+ * (Major.Minor, default {@link A2A_DEFAULT_VERSIONS}) are passed over. Throws RpcError
  * FAILED_PRECONDITION naming what the card offers when nothing fits.
  *
  *     const client = createA2AServiceClient({ ...pickTransport(card, ["JSONRPC", "HTTP+JSON"]), fetch });
@@ -38,7 +38,7 @@ const transportOf: Record<ClientBinding, PickedTransport["transport"]> = { JSONR
 export function pickTransport(
   card: { readonly supportedInterfaces?: readonly AgentInterfaceLike[] | undefined },
   prefer?: readonly ClientBinding[],
-  versions: readonly string[] = ["1.0"],
+  versions: readonly string[] = A2A_DEFAULT_VERSIONS,
 ): PickedTransport {
   const usable = (card.supportedInterfaces ?? []).filter(
     (i) => typeof i.url === "string" && i.url !== "" && (!i.protocolVersion || isA2AVersionSupported(i.protocolVersion, versions)),

@@ -6,6 +6,7 @@
 // looks) is the binding's {@link ClientWire}.
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
+import { A2A_DEFAULT_VERSIONS, A2A_TENANT, mediaTypeOf } from "../a2a.js";
 import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
 import { Code, RpcError } from "../errors.js";
 import type { MessageJsonCodec } from "../json/index.js";
@@ -68,7 +69,7 @@ interface RpcPlan {
   readonly output: DescMessage;
   readonly streaming: boolean;
   readonly wire: RpcWire<unknown>;
-  /** The input's top-level string `tenant` field, when it has one. */
+  /** The JSON name of the input's top-level string `tenant` field, when it has one. */
   readonly tenantJsonName: string | undefined;
   readonly headers: CallHeaders;
   /** The route table's generated JSON codecs, unless turned off. */
@@ -86,7 +87,7 @@ export function createWireClient<T>(
   profile: ClientProfile,
   wire: ClientWire,
 ): T {
-  const a2aVersion = profile.profile === "a2a" ? (profile.a2aVersion ?? "1.0") : undefined;
+  const a2aVersion = profile.profile === "a2a" ? (profile.a2aVersion ?? A2A_DEFAULT_VERSIONS[0]) : undefined;
   const contentType = options.contentType ?? wire.contentType;
   const tenant = options.tenant ?? "";
   const registry = options.registry;
@@ -119,7 +120,7 @@ export function createWireClient<T>(
       output: first.output,
       streaming,
       wire: wire.rpc(bindings),
-      tenantJsonName: first.input.fields.find((f) => f.name === "tenant" && f.fieldKind === "scalar")?.jsonName,
+      tenantJsonName: first.input.fields.find((f) => f.name === A2A_TENANT && f.fieldKind === "scalar")?.jsonName,
       headers: callHeaders(options, { a2aVersion, accept: streaming ? wire.acceptStream : wire.acceptUnary, contentType }),
       json: routeCodecs(first, options),
     };
@@ -220,9 +221,6 @@ export function createWireClient<T>(
   }
 }
 
-/** Whether a Content-Type is that of an event stream (parameters and case aside). */
 function isEventStream(contentType: string | null): boolean {
-  if (contentType === null) return false;
-  const semi = contentType.indexOf(";");
-  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === SSE_MEDIA_TYPE;
+  return contentType !== null && mediaTypeOf(contentType) === SSE_MEDIA_TYPE;
 }

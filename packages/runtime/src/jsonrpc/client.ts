@@ -3,6 +3,7 @@
 // one of client/wire-client.ts), every call a POST of
 // {"jsonrpc": "2.0", id, method, params} to one URL.
 import type { JsonValue } from "@bufbuild/protobuf";
+import { JSON_MEDIA_TYPE } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "../client/body.js";
@@ -10,8 +11,6 @@ import type { ClientOptions, ClientProfile } from "../client/options.js";
 import { rpcErrorFromResponse } from "../client/status.js";
 import { createWireClient, SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-client.js";
 import { fromJsonRpcError } from "./errors.js";
-
-const JSON_TYPE = "application/json";
 
 /**
  * Builds a client object with one method per rpc of a route table that
@@ -31,10 +30,10 @@ function jsonRpcWire(options: ClientOptions): ClientWire {
   const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
   let nextId = 1;
   return {
-    contentType: JSON_TYPE,
-    acceptUnary: JSON_TYPE,
+    contentType: JSON_MEDIA_TYPE,
+    acceptUnary: JSON_MEDIA_TYPE,
     // A server may answer a stream that fails at once with a plain JSON-RPC error.
-    acceptStream: `${SSE_MEDIA_TYPE}, ${JSON_TYPE}`,
+    acceptStream: `${SSE_MEDIA_TYPE}, ${JSON_MEDIA_TYPE}`,
     rpc(bindings) {
       const binding = bindings[0]!;
       const rpc = binding.rpc;
