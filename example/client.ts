@@ -3,12 +3,14 @@
  *
  *     tsx example/client.ts [--url http://127.0.0.1:41241] [--tenant name]
  *
- * It reads the agent card, sends a message, streams a longer task, lists
- * tasks, and shows how an A2A error arrives.
+ * It reads the agent card, picks the binding to call from it (HTTP+JSON, else
+ * JSON-RPC), sends a message, streams a longer task, lists tasks, and shows
+ * how an A2A error arrives.
  */
 import { fromJson } from "@bufbuild/protobuf";
 import { parseArgs } from "node:util";
-import { isRpcError } from "a2a-http";
+import { A2A_DEFAULT_VERSIONS, A2A_VERSION_HEADER, isRpcError } from "a2a-http";
+import { pickTransport } from "a2a-http/client";
 import { createA2AServiceClient } from "../gen/a2a_http_client.js";
 import { AgentCardSchema, Role, TaskState } from "../gen/a2a_pb.js";
 
@@ -17,15 +19,15 @@ const { values } = parseArgs({
 });
 
 const cardResponse = await fetch(new URL("/.well-known/agent-card.json", values.url), {
-  headers: { "A2A-Version": "1.0" },
+  headers: { [A2A_VERSION_HEADER]: A2A_DEFAULT_VERSIONS[0]! },
 });
 const card = fromJson(AgentCardSchema, await cardResponse.json(), { ignoreUnknownFields: true });
-const iface = card.supportedInterfaces.find((i) => i.protocolBinding === "HTTP+JSON");
-if (!iface) throw new Error(`${card.name} has no HTTP+JSON interface`);
-const tenant = values.tenant ?? iface.tenant;
-console.log(`agent: ${card.name} at ${iface.url}${tenant ? ` (tenant ${tenant})` : ""}`);
+// Throws, naming what the card offers, when it has neither binding.
+const { transport, baseUrl, tenant: cardTenant } = pickTransport(card, ["HTTP+JSON", "JSONRPC"]);
+const tenant = values.tenant ?? cardTenant;
+console.log(`agent: ${card.name}, ${transport} at ${baseUrl}${tenant ? ` (tenant ${tenant})` : ""}`);
 
-const client = createA2AServiceClient({ baseUrl: iface.url, ...(tenant ? { tenant } : {}) });
+const client = createA2AServiceClient({ transport, baseUrl, ...(tenant ? { tenant } : {}) });
 const text = (t: string) => ({ messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: t } }] });
 
 const sent = await client.sendMessage({ message: text("hello") });
