@@ -25,7 +25,7 @@ export function docRecipes(root: string): Map<string, string> {
 }
 
 /** The shell recipes, by name; the rest are files of the user's project. */
-export const shellRecipes = ["protoc", "quickstart", "quickstart-call"];
+export const shellRecipes = ["protoc", "quickstart", "quickstart-call", "scaffold-registry"];
 
 /** One recipe, or an error naming the one that is missing. */
 export function recipe(recipes: Map<string, string>, name: string): string {
