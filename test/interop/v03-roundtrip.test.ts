@@ -14,7 +14,7 @@ import { A2AErrors, RpcError, a2aErrorReason, type HandlerContext } from "a2a-ht
 import type { A2AServiceHandlers } from "../../gen/a2a-v0_3_http.js";
 import { createA2AServiceClient } from "../../gen/a2a-v0_3_http_client.js";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../gen/a2a-v0_3_http_hono.js";
-import { A2AService, Role, TaskState } from "../../gen/a2a-v0_3_pb.js";
+import { A2AService, Role, TaskState, type MessageSchema } from "../../gen/a2a-v0_3_pb.js";
 
 type Rpc = keyof typeof A2AService.method;
 type Init<M extends DescMethod, K extends "input" | "output"> = MessageInitShape<M[K]>;
@@ -26,7 +26,7 @@ type Case<M extends DescMethod> = {
 
 type Cases = { readonly [R in Rpc]: Case<(typeof A2AService.method)[R]> };
 
-const message = {
+const message: MessageInitShape<typeof MessageSchema> = {
   messageId: "m-1",
   contextId: "ctx-1",
   taskId: "t-1",
@@ -34,7 +34,7 @@ const message = {
   content: [{ part: { case: "text", value: "héllo / wörld?&=" } }],
   metadata: { k: "v", n: 1 },
   extensions: ["https://ext.example/x"],
-} as const;
+};
 const task = {
   id: "t-1",
   contextId: "ctx-1",
