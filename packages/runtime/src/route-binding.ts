@@ -54,4 +54,12 @@ export interface HandlerContext {
   readonly responseHeaders: Headers;
   /** A2A extensions the client asked for (`A2A-Extensions`), trimmed and de-duplicated. */
   readonly extensions: readonly string[];
+  /**
+   * Keeps work that outlives the answer alive until `promise` settles, on a
+   * host that otherwise ends a request's work with its answer: Cloudflare
+   * Workers' `ctx.waitUntil`, taken from Hono's `c.executionCtx` or given as
+   * `FetchRequestInfo.waitUntil`. Absent where work runs on by itself after
+   * the answer (Node, Bun, Deno): call it as `ctx.waitUntil?.(promise)`.
+   */
+  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }

@@ -196,8 +196,8 @@ interface Run {
   reply: MessageLike | undefined;
   /** Set once the task ended or was interrupted (or canceled): the executor can publish no more. */
   done: boolean;
-  /** Publications, one after the other. */
-  chain: Promise<unknown>;
+  /** The last publication, while it may still be pending (one done at once leaves undefined). */
+  chain: Promise<unknown> | undefined;
   /** A stream's subscription, made before the executor starts so that no event is missed. */
   subscriber: Subscriber | undefined;
   /**
@@ -296,6 +296,9 @@ function deferred<T>(): Deferred<T> {
   return new LazyDeferred<T>();
 }
 
+/** What a publication done at once answers. */
+const DONE: Promise<void> = Promise.resolve();
+
 const DEFAULT_PAGE_SIZE = 50;
 /** How long `close()` waits for aborted executors to return. */
 const SHUTDOWN_WAIT_MS = 5_000;
@@ -355,35 +358,56 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /**
    * Runs `fn` after every earlier one for the same task (in this process).
-   * When nothing holds the task, `fn` starts at once; otherwise it waits in
-   * the task's queue and starts as soon as the one before it settles (in that
+   * When nothing holds the task, `fn` starts at once, and when it returns no
+   * promise (a publication on the memory store) the task is free again before
+   * this returns, with nothing made to wait on. Otherwise it waits in the
+   * task's queue and starts as soon as the one before it settles (in that
    * one's settlement, not ticks later): a publication costs its own promise
    * and one reaction, not a chain of five.
    */
-  function locked<R>(topic: string, fn: () => Promise<R>): Promise<R> {
+  function locked<R>(topic: string, fn: () => Promise<R>): Promise<R>;
+  function locked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R>;
+  function locked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R> {
     const waiting = locks.get(topic);
     if (waiting === undefined) {
       locks.set(topic, []);
       return startLocked(topic, fn);
     }
-    return new Promise<R>((resolve, reject) => waiting.push(() => startLocked(topic, fn).then(resolve, reject)));
+    return new Promise<R>((resolve, reject) =>
+      waiting.push(() => {
+        try {
+          const r = startLocked(topic, fn);
+          if (r instanceof Promise) r.then(resolve, reject);
+          else resolve(r);
+        } catch (e) {
+          reject(e);
+        }
+      }),
+    );
   }
 
-  function startLocked<R>(topic: string, fn: () => Promise<R>): Promise<R> {
-    let result: Promise<R>;
+  /** Runs `fn` holding the task's lock (taken by the caller); frees it when `fn` is done. */
+  function startLocked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R> {
+    let result: R | Promise<R>;
     try {
       result = fn();
     } catch (e) {
-      result = Promise.reject(e);
+      unlock(topic);
+      throw e;
     }
-    const next = () => {
-      const waiting = locks.get(topic)!;
-      const first = waiting.shift();
-      if (first) first();
-      else locks.delete(topic);
-    };
-    result.then(next, next);
+    if (result instanceof Promise) {
+      const free = () => unlock(topic);
+      result.then(free, free);
+    } else unlock(topic);
     return result;
+  }
+
+  /** Hands the task's lock to the first that waits for it, or frees it. */
+  function unlock(topic: string): void {
+    const waiting = locks.get(topic)!;
+    const first = waiting.shift();
+    if (first) first();
+    else locks.delete(topic);
   }
 
   // --- messages -------------------------------------------------------------
@@ -548,16 +572,23 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** One publication of the executor: applied after the earlier ones, refused once the task is done. */
   function publish(run: Run, change: Change | "reply", reply?: Content<T>): Promise<void> {
     // The task's lock keeps the run's publications in the order they were made.
-    // apply() itself when it can (not an async wrapper around it, whose promise would
-    // settle ticks after apply's and hold the next publication back as long).
-    const p = (run.chain = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))));
+    // On the memory store, with nothing ahead of it, a publication is done
+    // within this call: no promise of its own, nothing for the next to wait on.
+    let p: void | Promise<void>;
+    try {
+      p = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change)));
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    run.chain = p;
+    if (p === undefined) return DONE;
     // The executor may not await: its failure is reported by the promise it holds, never as an unhandled rejection.
     p.catch(() => {});
-    return p as Promise<void>;
+    return p;
   }
 
   /** A publication that is refused, or a reply. */
-  async function publishOther(run: Run, change: Change | "reply", reply?: Content<T>): Promise<void> {
+  function publishOther(run: Run, change: Change | "reply", reply?: Content<T>): void | Promise<void> {
     if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
     if (change === "reply") {
       const contextId = run.unstored?.task.contextId;
@@ -577,35 +608,53 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     return apply(run, change);
   }
 
-  async function apply(run: Run, change: Change): Promise<void> {
-    for (let tries = 0; ; tries++) {
-      const now = run.unstored ? store1st(run) : run.latest;
-      const { task, version } = now === undefined || now instanceof Promise ? await (now ?? current(run)) : now;
-      const before = task.status?.state ?? 0;
-      if (isTerminal(before)) {
-        // Ended elsewhere: canceled through another instance, or failed by one that took it over.
-        stopRun(run, new RpcError(Code.CANCELLED, `task ${run.key.id} is ${stateName(before)}`));
-        throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it is ${stateName(before)}`);
-      }
-      const next = change(task, Date.now());
-      let version2: number;
-      try {
-        const v = commit(run.key, run.topic, version, next.task, next.event);
-        version2 = typeof v === "number" ? v : await v;
-      } catch (e) {
-        run.latest = undefined;
-        if (e instanceof StaleVersionError && tries < STALE_RETRIES) continue;
-        throw e;
-      }
-      run.latest = { task: next.task, version: version2 };
-      const state = next.task.status?.state ?? 0;
-      if (isTerminal(state) || isInterrupted(state)) {
-        run.done = true;
-        // The task takes a follow-up now, even before this executor has returned.
-        if (runs.get(run.topic) === run) runs.delete(run.topic);
-        run.settled.resolve();
-      }
-      return;
+  /**
+   * Applies a change to the task as stored now: within this call when the
+   * task is at hand and the store answers at once (the memory store), else
+   * a promise.
+   */
+  function apply(run: Run, change: Change, tries = 0): void | Promise<void> {
+    const now = run.unstored ? store1st(run) : run.latest;
+    if (now !== undefined && !(now instanceof Promise)) return applyTo(run, change, now, tries);
+    return (now ?? current(run)).then((stored) => applyTo(run, change, stored, tries));
+  }
+
+  function applyTo(run: Run, change: Change, { task, version }: Stored, tries: number): void | Promise<void> {
+    const before = task.status?.state ?? 0;
+    if (isTerminal(before)) {
+      // Ended elsewhere: canceled through another instance, or failed by one that took it over.
+      stopRun(run, new RpcError(Code.CANCELLED, `task ${run.key.id} is ${stateName(before)}`));
+      throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it is ${stateName(before)}`);
+    }
+    const next = change(task, Date.now());
+    let v: number | Promise<number>;
+    try {
+      v = commit(run.key, run.topic, version, next.task, next.event);
+    } catch (e) {
+      return retry(run, change, tries, e);
+    }
+    if (typeof v === "number") return committed(run, next.task, v);
+    return v.then(
+      (version2) => committed(run, next.task, version2),
+      (e: unknown) => retry(run, change, tries, e),
+    );
+  }
+
+  /** After a failed commit: once more on the task read again when another instance changed it in between. */
+  function retry(run: Run, change: Change, tries: number, e: unknown): void | Promise<void> {
+    run.latest = undefined;
+    if (e instanceof StaleVersionError && tries < STALE_RETRIES) return apply(run, change, tries + 1);
+    throw e;
+  }
+
+  function committed(run: Run, task: TaskLike, version: number): void {
+    run.latest = { task, version };
+    const state = task.status?.state ?? 0;
+    if (isTerminal(state) || isInterrupted(state)) {
+      run.done = true;
+      // The task takes a follow-up now, even before this executor has returned.
+      if (runs.get(run.topic) === run) runs.delete(run.topic);
+      run.settled.resolve();
     }
   }
 
@@ -776,6 +825,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       },
       context: ctx as T["context"],
     } as ExecutorInput<T>);
+    // The executor may outlive the answer (returnImmediately, a task waiting
+    // for input, a client that left): on Workers its work would be dropped
+    // with the answer unless the host is told to wait for it.
+    ctx.waitUntil?.(run.returned.promise);
     return run;
   }
 
@@ -799,7 +852,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       latest: undefined,
       reply: undefined,
       done: false,
-      chain: Promise.resolve(),
+      chain: undefined,
       subscriber: undefined,
       first: deferred(),
       settled: deferred(),
@@ -832,7 +885,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const task = updater(run, input.contextId);
     live.add(run);
     const finish = async (error: unknown) => {
-      await run.chain.catch(() => {});
+      if (run.chain) await run.chain.catch(() => {});
       try {
         if (!run.done) {
           if (closed) {

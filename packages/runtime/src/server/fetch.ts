@@ -24,6 +24,13 @@ export interface FetchRequestInfo {
   readonly routePattern?: string;
   /** The framework's request object (Hono's `Context`), for the context factory. Default: the Request. */
   readonly native?: unknown;
+  /**
+   * The host's hook that keeps work after the answer alive (a Worker's
+   * `(p) => ctx.waitUntil(p)`), handed to handlers as `ctx.waitUntil`.
+   * Default: Hono's `c.executionCtx.waitUntil` when `native` is a Hono
+   * context that has one; else none.
+   */
+  readonly waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /**
@@ -126,10 +133,12 @@ class FetchRequest implements UniversalServerRequest {
   /** On @hono/node-server: node's request and response under the Request (hono-node.ts). */
   private readonly node: NodePair | undefined;
   private readonly nodeHeaders: Record<string, string | string[] | undefined> | undefined;
+  /** The host's waitUntil once looked up; null: there is none. */
+  private hostWaitUntil: ((promise: Promise<unknown>) => void) | null | undefined;
 
   constructor(
     private readonly request: Request,
-    info: FetchRequestInfo | undefined,
+    private readonly info: FetchRequestInfo | undefined,
   ) {
     this.method = request.method.toUpperCase();
     this.native = info?.native ?? request;
@@ -160,6 +169,13 @@ class FetchRequest implements UniversalServerRequest {
     const q = rest.indexOf("?");
     this.rawPath = q >= 0 ? rest.slice(0, q) || "/" : rest;
     this.rawQuery = q >= 0 ? rest.slice(q + 1) : "";
+  }
+
+  /** Looked up on first use: only the task engine's SendMessage asks. */
+  get waitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+    // @hono/node-server gives Hono no ExecutionContext: no lookup (and no throw) there.
+    this.hostWaitUntil ??= this.info?.waitUntil ?? (this.node === undefined ? honoWaitUntil(this.info?.native) : undefined) ?? null;
+    return this.hostWaitUntil ?? undefined;
   }
 
   /** On @hono/node-server only: elsewhere the runtime does not say where it listens. */
@@ -274,6 +290,24 @@ class FetchRequest implements UniversalServerRequest {
 function pathPart(target: string): string {
   const q = target.indexOf("?");
   return q >= 0 ? target.slice(0, q) : target;
+}
+
+/**
+ * The waitUntil of Hono's `c.executionCtx`, which a Hono context has where
+ * the runtime passed an ExecutionContext to Hono's fetch (Workers). Hono's
+ * getter throws where there is none (Node, Bun, Deno).
+ */
+function honoWaitUntil(native: unknown): ((promise: Promise<unknown>) => void) | undefined {
+  if (native === null || typeof native !== "object" || !("executionCtx" in native)) return undefined;
+  let ctx: { waitUntil?: unknown } | undefined;
+  try {
+    ctx = (native as { executionCtx?: { waitUntil?: unknown } }).executionCtx;
+  } catch {
+    return undefined;
+  }
+  const hook = ctx?.waitUntil;
+  // Called as the host's method: workerd's ExecutionContext checks its receiver.
+  return typeof hook === "function" ? (promise) => void hook.call(ctx, promise) : undefined;
 }
 
 /** How much of an over-limit body is read and dropped so that the 413 reaches the client (see node.ts). */
