@@ -28,16 +28,25 @@ const tenant = values.tenant ?? cardTenant;
 console.log(`agent: ${card.name}, ${transport} at ${baseUrl}${tenant ? ` (tenant ${tenant})` : ""}`);
 
 const client = createA2AServiceClient({ transport, baseUrl, ...(tenant ? { tenant } : {}) });
-const text = (t: string) => ({ messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: t } }] });
+const text = (t: string) => ({
+  messageId: crypto.randomUUID(),
+  role: Role.USER,
+  parts: [{ content: { case: "text" as const, value: t } }],
+});
 
 const sent = await client.sendMessage({ message: text("hello") });
 if (sent.payload.case === "task") {
   const task = sent.payload.value;
-  console.log(`sendMessage: task ${task.id} is ${TaskState[task.status?.state ?? 0]}, artifact: ${task.artifacts[0]?.parts[0]?.content.value}`);
+  console.log(
+    `sendMessage: task ${task.id} is ${TaskState[task.status?.state ?? 0]}, artifact: ${task.artifacts[0]?.parts[0]?.content.value}`,
+  );
 }
 
 for await (const event of client.sendStreamingMessage({ message: text("/work 3") })) {
-  console.log(`stream: ${event.payload.case}`, event.payload.case === "statusUpdate" ? event.payload.value.status?.message?.parts[0]?.content.value ?? "" : "");
+  console.log(
+    `stream: ${event.payload.case}`,
+    event.payload.case === "statusUpdate" ? (event.payload.value.status?.message?.parts[0]?.content.value ?? "") : "",
+  );
 }
 
 const list = await client.listTasks({ pageSize: 10 });

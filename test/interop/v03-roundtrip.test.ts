@@ -44,19 +44,33 @@ const task = {
 };
 const pushConfig = {
   name: "tasks/t-1/pushNotificationConfigs/c 1",
-  pushNotificationConfig: { id: "c 1", url: "https://cb.example/hook", token: "tok", authentication: { schemes: ["Bearer"], credentials: "s" } },
+  pushNotificationConfig: {
+    id: "c 1",
+    url: "https://cb.example/hook",
+    token: "tok",
+    authentication: { schemes: ["Bearer"], credentials: "s" },
+  },
 };
 
 const cases: Cases = {
   sendMessage: {
-    request: { request: message, configuration: { acceptedOutputModes: ["text/plain"], historyLength: 3, blocking: true }, metadata: { m: true } },
+    request: {
+      request: message,
+      configuration: { acceptedOutputModes: ["text/plain"], historyLength: 3, blocking: true },
+      metadata: { m: true },
+    },
     answer: { payload: { case: "task", value: task } },
   },
   sendStreamingMessage: {
     request: { request: message },
     events: [
       { payload: { case: "task", value: task } },
-      { payload: { case: "statusUpdate", value: { taskId: "t-1", contextId: "ctx-1", status: { state: TaskState.COMPLETED }, final: true } } },
+      {
+        payload: {
+          case: "statusUpdate",
+          value: { taskId: "t-1", contextId: "ctx-1", status: { state: TaskState.COMPLETED }, final: true },
+        },
+      },
     ],
   },
   getTask: { request: { name: "tasks/t-1", historyLength: 2 }, answer: task },
@@ -64,7 +78,12 @@ const cases: Cases = {
   taskSubscription: {
     request: { name: "tasks/t-1" },
     events: [
-      { payload: { case: "artifactUpdate", value: { taskId: "t-1", artifact: { artifactId: "a", parts: [{ part: { case: "text", value: "x" } }] } } } },
+      {
+        payload: {
+          case: "artifactUpdate",
+          value: { taskId: "t-1", artifact: { artifactId: "a", parts: [{ part: { case: "text", value: "x" } }] } },
+        },
+      },
       { payload: { case: "msg", value: message } },
     ],
   },

@@ -12,8 +12,7 @@ export const DEFAULT_MAX_RESPONSE_SIZE = 8 * 1024 * 1024;
  * caller to map.
  */
 export async function readBounded(res: Response, limit: number, what: string): Promise<string> {
-  const tooLarge = () =>
-    new RpcError(Code.RESOURCE_EXHAUSTED, `${what} is larger than ${limit} bytes`, [], { httpStatus: res.status });
+  const tooLarge = () => new RpcError(Code.RESOURCE_EXHAUSTED, `${what} is larger than ${limit} bytes`, [], { httpStatus: res.status });
   const declared = Number(res.headers.get("content-length"));
   if (declared > limit) {
     res.body?.cancel().catch(() => {});

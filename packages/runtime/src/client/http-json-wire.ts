@@ -80,7 +80,10 @@ export function httpJsonWire(options: ClientOptions, profile: ClientProfile): Cl
           try {
             json = JSON.parse(e.data) as JsonValue;
           } catch (cause) {
-            throw new RpcError(Code.INTERNAL, `${rpc}: a stream event is not JSON: ${e.data.slice(0, 200)}`, [], { httpStatus: status, cause });
+            throw new RpcError(Code.INTERNAL, `${rpc}: a stream event is not JSON: ${e.data.slice(0, 200)}`, [], {
+              httpStatus: status,
+              cause,
+            });
           }
           if (!outputHasErrorField && json !== null && typeof json === "object" && !Array.isArray(json) && json["error"] !== undefined) {
             throw streamError(json, e.data, status);

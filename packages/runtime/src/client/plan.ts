@@ -173,11 +173,7 @@ function pathValues(plan: BindingPlan, json: JsonObject): string[] | string {
   return values;
 }
 
-export function choosePlan(
-  rpc: string,
-  plans: readonly BindingPlan[],
-  json: JsonObject,
-): { plan: BindingPlan; path: string } {
+export function choosePlan(rpc: string, plans: readonly BindingPlan[], json: JsonObject): { plan: BindingPlan; path: string } {
   let best: BindingPlan | undefined;
   let bestValues: string[] | undefined;
   for (const plan of plans) {

@@ -56,7 +56,10 @@ export async function fetchFollowing(
     const res = await fetchFn(current, { ...init, method, headers, body, redirect: "manual" } as RequestInit);
     // A browser hides a redirect it did not follow: there is nothing to follow safely then.
     if (res.type === "opaqueredirect") {
-      throw refused(0, `${current} answered with a redirect that this fetch hides (a browser's redirect: "manual"); call the URL it redirects to`);
+      throw refused(
+        0,
+        `${current} answered with a redirect that this fetch hides (a browser's redirect: "manual"); call the URL it redirects to`,
+      );
     }
     if (!REDIRECTS.has(res.status)) return res;
     const location = res.headers.get("location");
@@ -70,7 +73,10 @@ export async function fetchFollowing(
     }
     const from = new URL(current);
     if (policy === "none") {
-      throw refused(res.status, `${current} redirected (${res.status}) to ${target.href}; this client follows no redirects (option redirects: "none")`);
+      throw refused(
+        res.status,
+        `${current} redirected (${res.status}) to ${target.href}; this client follows no redirects (option redirects: "none")`,
+      );
     }
     if (hop >= MAX_REDIRECTS) throw refused(res.status, `more than ${MAX_REDIRECTS} redirects from ${url}`);
     if (target.protocol !== "http:" && target.protocol !== "https:") {

@@ -118,7 +118,9 @@ export async function* readSseEvents(
     for (let i = 0; i < queue.length; i++) yield queue[i]!;
     queue.length = 0;
     if (!within) {
-      throw new RpcError(Code.RESOURCE_EXHAUSTED, `${rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], { httpStatus: status });
+      throw new RpcError(Code.RESOURCE_EXHAUSTED, `${rpc}: a server-sent event exceeds ${maxEventSize} characters`, [], {
+        httpStatus: status,
+      });
     }
   }
 }

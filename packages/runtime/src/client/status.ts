@@ -4,15 +4,11 @@ import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 /** How many characters of a non-JSON error body go into the error message. */
 const SNIPPET = 200;
 
-const codeByName: ReadonlyMap<string, Code> = new Map(
-  Object.entries(Code).filter((e): e is [string, Code] => typeof e[1] === "number"),
-);
+const codeByName: ReadonlyMap<string, Code> = new Map(Object.entries(Code).filter((e): e is [string, Code] => typeof e[1] === "number"));
 
 function toDetails(value: unknown): ErrorDetail[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(
-    (d): d is ErrorDetail => d !== null && typeof d === "object" && !Array.isArray(d) && typeof d["@type"] === "string",
-  );
+  return value.filter((d): d is ErrorDetail => d !== null && typeof d === "object" && !Array.isArray(d) && typeof d["@type"] === "string");
 }
 
 /**
@@ -36,7 +32,8 @@ export function rpcErrorFromStatusJson(json: unknown, httpStatus: number | undef
   }
   if (typeof top["code"] === "number" && ("message" in top || "details" in top)) {
     const raw = top["code"];
-    const code: Code = Number.isInteger(raw) && raw >= 0 && raw <= 16 ? raw : httpStatus !== undefined ? codeFromHttpStatus(httpStatus) : Code.UNKNOWN;
+    const code: Code =
+      Number.isInteger(raw) && raw >= 0 && raw <= 16 ? raw : httpStatus !== undefined ? codeFromHttpStatus(httpStatus) : Code.UNKNOWN;
     const message = typeof top["message"] === "string" ? top["message"] : "";
     return new RpcError(code, message, toDetails(top["details"]), { httpStatus: httpStatus ?? httpStatusFromCode(code) });
   }

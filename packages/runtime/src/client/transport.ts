@@ -57,7 +57,9 @@ export function pickTransport(
     }
   }
   if (chosen === undefined) {
-    const offered = (card.supportedInterfaces ?? []).map((i) => `${i.protocolBinding} ${i.protocolVersion ?? ""} at ${i.url}`.replace("  ", " "));
+    const offered = (card.supportedInterfaces ?? []).map((i) =>
+      `${i.protocolBinding} ${i.protocolVersion ?? ""} at ${i.url}`.replace("  ", " "),
+    );
     throw clientError(
       Code.FAILED_PRECONDITION,
       `no interface of the agent card fits: wanted ${(prefer ?? ["JSONRPC", "HTTP+JSON"]).join(" or ")} for A2A ${versions.join(", ")}; the card offers ${offered.length > 0 ? offered.join("; ") : "none"}`,

@@ -81,12 +81,7 @@ interface RpcPlan {
  * over `wire`. Every failure is an RpcError; see `createRouteClient` for
  * which code means what.
  */
-export function createWireClient<T>(
-  routes: readonly RouteBinding[],
-  options: ClientOptions,
-  profile: ClientProfile,
-  wire: ClientWire,
-): T {
+export function createWireClient<T>(routes: readonly RouteBinding[], options: ClientOptions, profile: ClientProfile, wire: ClientWire): T {
   const a2aVersion = profile.profile === "a2a" ? (profile.a2aVersion ?? A2A_DEFAULT_VERSIONS[0]) : undefined;
   const contentType = options.contentType ?? wire.contentType;
   const tenant = options.tenant ?? "";
@@ -129,11 +124,17 @@ export function createWireClient<T>(
   return client as T;
 
   /** The request of a call (the call adds its signal), and the key to read its answer with. */
-  async function prepare(plan: RpcPlan, request: object, callOptions: CallOptions | undefined): Promise<{ req: OutgoingRequest; key: unknown }> {
+  async function prepare(
+    plan: RpcPlan,
+    request: object,
+    callOptions: CallOptions | undefined,
+  ): Promise<{ req: OutgoingRequest; key: unknown }> {
     let json: JsonObject;
     try {
       const msg = create(plan.input, request as never) as Message;
-      json = (writeOptions === undefined ? writeMessage(plan.input, plan.json?.input, msg) : toJson(plan.input, msg, writeOptions)) as JsonObject;
+      json = (
+        writeOptions === undefined ? writeMessage(plan.input, plan.json?.input, msg) : toJson(plan.input, msg, writeOptions)
+      ) as JsonObject;
     } catch (cause) {
       if (cause instanceof RpcError) throw cause;
       throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);

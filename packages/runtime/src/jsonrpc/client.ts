@@ -41,11 +41,15 @@ function jsonRpcWire(options: ClientOptions): ClientWire {
       /** The message's JSON in one JSON-RPC response (a unary answer or one stream event). */
       const result = (envelope: unknown, text: string, status: number, id: number): JsonValue => {
         if (!isEnvelope(envelope)) {
-          throw new RpcError(Code.INTERNAL, `${rpc}: the answer is not a JSON-RPC 2.0 response: ${text.slice(0, 200)}`, [], { httpStatus: status });
+          throw new RpcError(Code.INTERNAL, `${rpc}: the answer is not a JSON-RPC 2.0 response: ${text.slice(0, 200)}`, [], {
+            httpStatus: status,
+          });
         }
         if (envelope["error"] !== undefined) throw withStatus(fromJsonRpcError(envelope["error"], status), status);
         if (envelope["id"] !== id) {
-          throw new RpcError(Code.INTERNAL, `${rpc}: the JSON-RPC response answers id ${JSON.stringify(envelope["id"])}, not ${id}`, [], { httpStatus: status });
+          throw new RpcError(Code.INTERNAL, `${rpc}: the JSON-RPC response answers id ${JSON.stringify(envelope["id"])}, not ${id}`, [], {
+            httpStatus: status,
+          });
         }
         // DeleteTaskPushNotificationConfig answers `result: null` on some servers (google.protobuf.Empty).
         return (envelope["result"] ?? {}) as JsonValue;
@@ -59,7 +63,8 @@ function jsonRpcWire(options: ClientOptions): ClientWire {
         async answerError(res) {
           const text = await readBounded(res, maxResponseSize, `the HTTP ${res.status} error body`).catch(() => "");
           const envelope = parseJson(text);
-          if (isEnvelope(envelope) && envelope["error"] !== undefined) return withStatus(fromJsonRpcError(envelope["error"], res.status), res.status);
+          if (isEnvelope(envelope) && envelope["error"] !== undefined)
+            return withStatus(fromJsonRpcError(envelope["error"], res.status), res.status);
           return rpcErrorFromResponse(new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers }));
         },
         answer: (text, status, id) => result(parseJson(text), text, status, id),
