@@ -91,6 +91,6 @@ function canonical(name: string): string | undefined {
 
 /** A quoted-string (RFC 9110 §5.6.4); control characters, which it cannot hold, become spaces. */
 function quoted(text: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
   return `"${text.replace(/[\u0000-\u001f\u007f]/g, " ").replace(/["\\]/g, (c) => "\\" + c)}"`;
 }

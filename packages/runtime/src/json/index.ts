@@ -170,10 +170,12 @@ export function doubleField(v: unknown): number | undefined {
 }
 
 export function intField(v: unknown): number | undefined {
+  // biome-ignore lint/suspicious/noDoubleEquals: the default in any of its forms: 0, 0n or the string "0" (a 64-bit integer as a string)
   return v == 0 ? undefined : writeInt(v);
 }
 
 export function int64Field(v: unknown): string | undefined {
+  // biome-ignore lint/suspicious/noDoubleEquals: the default in any of its forms: 0, 0n or the string "0" (a 64-bit integer as a string)
   return v == 0 ? undefined : writeInt64(v);
 }
 
