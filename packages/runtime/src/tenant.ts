@@ -66,6 +66,52 @@ export function effectiveTenant(
   return a ?? b;
 }
 
+/**
+ * HTTP+JSON: the tenant a request acts for as known before its body is read,
+ * the path's `{tenant}`, else (on a route that reads the query and whose
+ * request has a tenant field) the query's; checks the route's one-segment
+ * path variables as ids (only `{tenant}` on a service whose requests have no
+ * tenant field: those keep HttpRule's rule for their own ids).
+ */
+export function tenantBeforeBody(
+  route: RouteBinding,
+  variables: Readonly<Record<string, string>>,
+  rawQuery: string,
+  tenantField: string | undefined,
+): string | undefined {
+  const tenantScoped = tenantField !== undefined;
+  for (const v of route.path.variables) {
+    if (v.multiSegment) continue;
+    const name = v.fieldPath.join(".");
+    if (!tenantScoped && name !== A2A_TENANT) continue;
+    const value = variables[name];
+    if (value !== undefined && value !== "") checkPathValue(name === A2A_TENANT ? A2A_TENANT : `path variable ${name}`, value);
+  }
+  const fromPath = route.path.variables.length > 0 ? variables[A2A_TENANT] : undefined;
+  if (route.body === "*" || !tenantScoped) return fromPath || undefined;
+  const fromQuery = queryTenant(rawQuery);
+  if (fromQuery) checkPathValue(A2A_TENANT, fromQuery);
+  return effectiveTenant(fromPath, "path", fromQuery, "query");
+}
+
+/**
+ * The decoded request acts for `tenant`, the one the context factory saw
+ * (learnt from `seenFrom`), or is refused: its `tenant` field (local name
+ * `field`) must be that tenant, or unset when there is none.
+ */
+export function checkDecodedTenant(
+  message: object,
+  field: string | undefined,
+  tenant: string | undefined,
+  seenFrom: TenantSource,
+  decodedFrom: TenantSource,
+): void {
+  if (field === undefined) return;
+  const decoded = (message as Record<string, unknown>)[field];
+  const t = typeof decoded === "string" && decoded !== "" ? decoded : undefined;
+  if (t !== tenant) throw tenantConflict(tenant ?? "", seenFrom, t ?? "", decodedFrom);
+}
+
 /** The local name of a message's top-level string field `tenant` (A2A's requests all have one), or undefined. */
 export function tenantFieldOf(desc: DescMessage): string | undefined {
   const f = desc.fields.find((x) => x.name === A2A_TENANT && x.fieldKind === "scalar");

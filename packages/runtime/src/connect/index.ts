@@ -19,14 +19,14 @@ import {
   a2aVersionCheck,
   parseA2AExtensions,
   requestedA2AVersion,
-  withA2AErrorInfo,
 } from "../a2a.js";
 import { checkMessage } from "../codec/bounds.js";
 import { checkRequired } from "../codec/required.js";
 import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { defaultOnError, type ServerOptions } from "../server/core.js";
+import { errorAnswers } from "../server/error-answer.js";
+import { defaultOnError, type ServerOptions } from "../server/options.js";
 import { checkPathBound, pathBoundFields } from "../tenant.js";
 
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
@@ -64,7 +64,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
 ): Partial<ServiceImpl<S>> {
   const a2a = options.profile === "a2a";
   const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
-  const onError = options.onError ?? defaultOnError;
+  const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
   const contextFactory = options.context;
   const h = handlers as Record<string, unknown>;
   const impl: Record<string, unknown> = {};
@@ -78,18 +78,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
 
   function toConnectError(e: unknown, rpc: string, phase: "unary" | "stream" | "context"): ConnectError {
     if (e instanceof ConnectError) return e;
-    let err: RpcError;
-    if (isRpcError(e)) {
-      err = e;
-    } else {
-      try {
-        onError(e, { rpc, phase });
-      } catch {
-        // A failing logger must not take the server down.
-      }
-      err = new RpcError(Code.INTERNAL, "internal error");
-    }
-    if (a2a) err = withA2AErrorInfo(err);
+    const err = errors.toRpcError(e, rpc, phase);
     const details = err.details.flatMap((d) => outgoingDetail(d, options.registry));
     // google.rpc.Code and connect-es's Code share their numbers.
     return new ConnectError(err.message, err.code as number as ConnectCode, undefined, details, e);

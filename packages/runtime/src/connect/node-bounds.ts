@@ -5,7 +5,7 @@
 // hands connect-es the same request with the bytes it read. connect-es has
 // no hook between reading the bytes and decoding them.
 import type { DescMessage, DescService } from "@bufbuild/protobuf";
-import { DEFAULT_BODY_LIMIT } from "../server/core.js";
+import { DEFAULT_BODY_LIMIT } from "../server/options.js";
 import { checkJson, DEFAULT_MAX_ELEMENTS } from "../codec/bounds.js";
 import { Code, isRpcError, type RpcError } from "../errors.js";
 import { checkWire } from "./wire-bounds.js";

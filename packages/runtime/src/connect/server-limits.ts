@@ -3,7 +3,7 @@
 // streams per session and never closes an idle one. These are the bounds an
 // agent's gRPC port should have, with the HTTP+JSON body limit as the
 // largest message, in the shape node:http2 and connect-es take them.
-import { DEFAULT_BODY_LIMIT } from "../server/core.js";
+import { DEFAULT_BODY_LIMIT } from "../server/options.js";
 
 export interface GrpcServerLimits {
   /** The largest request message in bytes (connect-es `readMaxBytes`). Default: the HTTP body limit, 4 MiB. */

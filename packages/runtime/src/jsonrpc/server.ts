@@ -21,29 +21,29 @@ import { readLenient, routeCodecs, writeResult } from "../codec/message-json.js"
 import type { MessageJsonCodec } from "../json/index.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { ServerContext, type ContextInput } from "../server/context.js";
+import { withDeadline, type Deadline } from "../server/deadline.js";
+import { errorAnswers, streamFailure } from "../server/error-answer.js";
+import type { HttpHandlerOptions } from "../server/http-json.js";
+import { DEFAULT_BODY_LIMIT, defaultOnError, type ServerErrorInfo, type ServerOptions } from "../server/options.js";
 import {
-  DEFAULT_BODY_LIMIT,
-  ServerContext,
-  SseStream,
-  closeIterator,
-  defaultOnError,
   isBlank,
-  merge,
-  type ContextInput,
-  type HttpHandlerOptions,
+  withHandlerHeaders,
   type ResponseHeaders,
-  type ServerErrorInfo,
-  type ServerOptions,
   type UniversalHandler,
   type UniversalServerRequest,
   type UniversalServerResponse,
-} from "../server/core.js";
-import { checkPathBound, checkPathValue, jsonTenant, pathBoundFields, tenantConflict, tenantFieldOf } from "../tenant.js";
+} from "../server/request.js";
+import { DEFAULT_KEEP_ALIVE_MS, SSE_HEADERS, startSseStream, type SseStream } from "../server/sse.js";
+import { checkDecodedTenant, checkPathBound, checkPathValue, jsonTenant, pathBoundFields, tenantFieldOf } from "../tenant.js";
 import { createHostCheck } from "../server/hosts.js";
 import { stallTimeoutOf } from "../server/stall.js";
 import { JsonRpcCode, toJsonRpcError, type JsonRpcErrorObject } from "./errors.js";
 
-/** Options of the JSON-RPC binding: those of HTTP+JSON, plus batches. */
+/**
+ * Options of the JSON-RPC binding: those of HTTP+JSON (`keepAliveMs` and
+ * `unaryTimeoutMs` included, see {@link ServerOptions}), plus batches.
+ */
 export interface JsonRpcServerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
   extends ServerOptions<Ctx, Native> {
   /**
@@ -87,12 +87,6 @@ type Outcome =
   | { kind: "none" };
 
 const DEFAULT_MAX_BATCH = 32;
-
-const sseHeaders: ResponseHeaders = {
-  "content-type": "text/event-stream",
-  "cache-control": "no-cache",
-  "x-accel-buffering": "no",
-};
 
 /** What the context factory's first call, on the headers, gave: its fields and the response headers it set. */
 interface Authenticated {
@@ -162,26 +156,15 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   const responseType = options.responseType ?? JSON_MEDIA_TYPE;
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
   const versionCheck = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
-  const onError = options.onError ?? defaultOnError;
+  const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
+  const toRpcError = errors.toRpcError;
   const contextFactory = options.context;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const unaryTimeoutMs = options.unaryTimeoutMs;
   const registry = undefined;
   // A list item that cannot be written is left out and reported (see writeResult).
-  const onSkip = (e: unknown) => report(e, { rpc: undefined, phase: "unary" });
+  const onSkip = (e: unknown) => errors.report(e, { rpc: undefined, phase: "unary" });
   const h = handlers as Record<string, unknown>;
-
-  function report(error: unknown, info: ServerErrorInfo): void {
-    try {
-      onError(error, info);
-    } catch {
-      // A failing logger must not take the server down.
-    }
-  }
-
-  function toRpcError(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): RpcError {
-    if (isRpcError(e)) return e;
-    report(e, { rpc, phase });
-    return new RpcError(Code.INTERNAL, "internal error");
-  }
 
   function errorObject(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"] = "unary"): JsonRpcErrorObject {
     if (e instanceof EnvelopeError) return { code: e.rpcCode, message: e.message };
@@ -189,7 +172,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   }
 
   function single(body: JsonRpcResponse, status = 200, extra?: Headers): UniversalServerResponse {
-    return { status, headers: merge(jsonHeaders, extra), body: JSON.stringify(body) };
+    return { status, headers: withHandlerHeaders(jsonHeaders, extra), body: JSON.stringify(body) };
   }
 
   function failure(id: Id, error: JsonRpcErrorObject, status = 200, extra?: ResponseHeaders): UniversalServerResponse {
@@ -233,9 +216,21 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   const hostCheck = createHostCheck(options.allowedHosts, a2a);
   const stallTimeoutMs = stallTimeoutOf(options.stallTimeoutMs);
 
-  return async function handle(req: UniversalServerRequest): Promise<UniversalServerResponse> {
+  return function handle(req: UniversalServerRequest): ReturnType<UniversalHandler> {
     // A client that stops reading its answer loses the connection (stall.ts).
     req.closeWhenStalled?.(stallTimeoutMs);
+    if (unaryTimeoutMs === undefined) return serve(req, undefined, undefined);
+    // The deadline covers the whole POST, body and authentication included, until a method turns out to stream.
+    const seen: { id: Id } = { id: null };
+    return withDeadline(
+      unaryTimeoutMs,
+      (deadline) => serve(req, deadline, seen),
+      (err) => failure(seen.id, errorObject(err, undefined)),
+    );
+  };
+
+  /** Serves one POST; `seen.id` learns the id of a single request once the body is parsed (for the deadline's answer). */
+  async function serve(req: UniversalServerRequest, deadline: Deadline | undefined, seen: { id: Id } | undefined): Promise<UniversalServerResponse> {
     const wrongHost = hostCheck?.(req.header("host"), () => req.listener?.());
     if (wrongHost !== undefined) return failure(null, errorObject(wrongHost, undefined), wrongHost.httpStatus);
     if (req.rawPath !== "/" && req.rawPath !== "") {
@@ -248,15 +243,20 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     // byte of the body is read (a refused credential costs no reading,
     // parsing or decoding; the adapters drain what the client still sends,
     // bounded, so that it reads the answer instead of a reset).
-    if (!contextFactory) return serveBody(req, undefined);
+    if (!contextFactory) return serveBody(req, undefined, deadline, seen);
     const early = await authenticate(req);
     if (!("extra" in early)) return early;
     // What the first call set goes out with every answer, errors of the body included, under what later steps set.
-    return underneath(await serveBody(req, early), early.headers);
-  };
+    return underneath(await serveBody(req, early, deadline, seen), early.headers);
+  }
 
   /** Reads, parses and serves the body, once the first call of the factory (if any) let it through. */
-  async function serveBody(req: UniversalServerRequest, early: Authenticated | undefined): Promise<UniversalServerResponse> {
+  async function serveBody(
+    req: UniversalServerRequest,
+    early: Authenticated | undefined,
+    deadline: Deadline | undefined,
+    seen: { id: Id } | undefined,
+  ): Promise<UniversalServerResponse> {
     let text: string;
     try {
       text = await req.readBody(bodyLimit);
@@ -284,12 +284,13 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     const extensions = a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [];
 
     if (!Array.isArray(parsed)) {
-      const out = await serveOne(req, parsed, false, version, extensions, early);
+      if (seen !== undefined) seen.id = idOf(parsed);
+      const out = await serveOne(req, parsed, false, version, extensions, early, deadline);
       switch (out.kind) {
         case "none":
           return { status: 204, headers: {}, body: "" };
         case "stream":
-          return { status: 200, headers: merge(sseHeaders, out.headers), body: out.stream };
+          return { status: 200, headers: withHandlerHeaders(SSE_HEADERS, out.headers), body: out.stream };
         case "response":
           return single(out.response, out.status ?? 200, out.headers);
       }
@@ -302,13 +303,13 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     const answers: JsonRpcResponse[] = [];
     let headers: Headers | undefined;
     for (const item of parsed) {
-      const out = await serveOne(req, item, true, version, extensions, early);
+      const out = await serveOne(req, item, true, version, extensions, early, deadline);
       if (out.kind !== "response") continue;
       answers.push(out.response);
       headers = combine(headers, out.headers);
     }
     if (answers.length === 0) return { status: 204, headers: {}, body: "" };
-    return { status: 200, headers: merge(jsonHeaders, headers), body: JSON.stringify(answers) };
+    return { status: 200, headers: withHandlerHeaders(jsonHeaders, headers), body: JSON.stringify(answers) };
   }
 
   /**
@@ -348,6 +349,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     version: RpcError | undefined,
     extensions: readonly string[],
     early: Authenticated | undefined,
+    deadline: Deadline | undefined,
   ): Promise<Outcome> {
     // 1. The envelope. A malformed one is answered even without an id (JSON-RPC §5).
     if (typeof item !== "object" || item === null || Array.isArray(item)) {
@@ -387,6 +389,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       return fail(a2a ? A2AErrors.notImplemented(method.name, message) : new RpcError(Code.UNIMPLEMENTED, message), method.rpc);
     }
     if (version) return fail(version, method.rpc);
+    // A stream is not unary: no deadline (and the POST holds nothing else, streams are not batched).
+    if (method.streaming) deadline?.lift();
 
     // 2. The context, before the params are decoded, with the rpc and the
     // tenant the params name (tenant.ts): the factory's second call. It runs
@@ -401,24 +405,14 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       }
       const raw = method.tenantField ? jsonTenant(params) : undefined;
       if (raw) checkPathValue("tenant", raw);
-      ctx = new ServerContext(method.rpc, raw || undefined, req, extensions);
+      ctx = new ServerContext(method.rpc, raw || undefined, req, extensions, method.streaming ? undefined : deadline?.signal);
       if (early?.extra) Object.assign(ctx, early.extra);
     } catch (e) {
       return fail(e, method.rpc);
     }
     if (contextFactory) {
       try {
-        let extra: unknown = contextFactory({
-          rpc: method.rpc,
-          route: method.route,
-          headers: req.headers,
-          signal: req.signal,
-          tenant: ctx.tenant,
-          get responseHeaders() {
-            return ctx.responseHeaders;
-          },
-          native: req.native as Native,
-        });
+        let extra: unknown = contextFactory(ctx.factoryInput<Native>(method.route));
         if (extra instanceof Promise) extra = await extra;
         if (extra) Object.assign(ctx, extra);
       } catch (e) {
@@ -445,9 +439,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       checkRequired(method.input, message, method.json?.input?.complete);
       if (a2a) {
         // The decoded request acts for the tenant the context factory saw, and its path-bound ids pass the path's rule.
-        const decoded = method.tenantField ? (message as unknown as Record<string, unknown>)[method.tenantField] : undefined;
-        const t = typeof decoded === "string" && decoded !== "" ? decoded : undefined;
-        if (t !== ctx.tenant) throw tenantConflict(ctx.tenant ?? "", "params", t ?? "", "params");
+        checkDecodedTenant(message, method.tenantField, ctx.tenant, "params", "params");
         checkPathBound(message, method.pathBound);
       }
     } catch (e) {
@@ -473,25 +465,21 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     return writeResult(method.output, method.json?.output, value, a2a, undefined, onSkip);
   }
 
+  /** A stream: an error before its first message is a plain JSON-RPC error answer; after it, a last event with the error. */
   async function startStream(method: JsonRpcMethod, fn: AnyHandler, message: Message, ctx: ServerContext, id: Id): Promise<Outcome> {
-    const iterator = (fn.call(handlers, message, ctx) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
     const event = (body: JsonRpcResponse) => "data: " + JSON.stringify(body) + "\n\n";
-    const chunk = (value: unknown) => event({ jsonrpc: "2.0", id, result: encode(method, value) });
-    // The first message decides: an error before it is a plain JSON-RPC error answer.
-    let first: IteratorResult<unknown>;
-    let firstChunk: string | undefined;
+    let stream: SseStream;
     try {
-      first = await iterator.next();
-      if (!first.done) firstChunk = chunk(first.value);
+      stream = await startSseStream(
+        fn.call(handlers, message, ctx) as AsyncIterable<unknown>,
+        (value) => event({ jsonrpc: "2.0", id, result: encode(method, value) }),
+        (e) => event({ jsonrpc: "2.0", id, error: errorObject(streamFailure(e, ctx.signal), method.rpc, "stream") }),
+        keepAliveMs,
+      );
     } catch (e) {
-      closeIterator(iterator);
       return { kind: "response", response: { jsonrpc: "2.0", id, error: errorObject(e, method.rpc) }, headers: ctx.touchedHeaders() };
     }
-    const errorChunk = (e: unknown) => {
-      const err = ctx.signal.aborted && !isRpcError(e) ? new RpcError(Code.CANCELLED, "request canceled") : e;
-      return event({ jsonrpc: "2.0", id, error: errorObject(err, method.rpc, "stream") });
-    };
-    return { kind: "stream", id, stream: new SseStream(iterator, firstChunk, chunk, errorChunk), headers: ctx.touchedHeaders() };
+    return { kind: "stream", id, stream, headers: ctx.touchedHeaders() };
   }
 }
 
@@ -510,7 +498,7 @@ function underneath(res: UniversalServerResponse, early: Headers | undefined): U
   if (early === undefined) return res;
   const headers: ResponseHeaders = { ...res.headers };
   early.forEach((value, name) => {
-    // The adapters frame the body (see merge).
+    // The adapters frame the body (see withHandlerHeaders).
     if (name === "set-cookie" || name === "content-length" || name === "transfer-encoding" || name in headers) return;
     headers[name] = value;
   });

@@ -5,22 +5,13 @@
  * browsers, Workers, Bun and Deno; Node's http and Express are
  * `a2a-http/node`, Fastify `a2a-http/fastify`.
  */
-export {
-  createHttpHandler,
-  SseStream,
-  DEFAULT_BODY_LIMIT,
-} from "./core.js";
-export type {
-  UniversalServerRequest,
-  UniversalServerResponse,
-  UniversalHandler,
-  ResponseHeaders,
-  ContextInput,
-  ContextExtra,
-  ServerErrorInfo,
-  ServerOptions,
-  HttpHandlerOptions,
-} from "./core.js";
+export { createHttpHandler } from "./http-json.js";
+export type { HttpHandlerOptions } from "./http-json.js";
+export { SseStream } from "./sse.js";
+export { DEFAULT_BODY_LIMIT } from "./options.js";
+export type { ServerErrorInfo, ServerOptions } from "./options.js";
+export type { ContextInput, ContextExtra } from "./context.js";
+export type { UniversalServerRequest, UniversalServerResponse, UniversalHandler, ResponseHeaders } from "./request.js";
 export { createFetchHandler, fetchHandlerOf } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
 export { stripMountSegments } from "./mount.js";

@@ -1,0 +1,379 @@
+// The HTTP+JSON binding's core (framework-free): routing, media types, the
+// body limit, decoding, required fields, the call, encoding, errors as
+// google.rpc.Status JSON, and server streams as SSE; under the A2A profile
+// also its rules (a2a.ts: version, extensions, tenants, subscribe on POST).
+import type { Message } from "@bufbuild/protobuf";
+import { checkRequired, decodeRequest, encodeResponse, parseJsonBody } from "../codec/index.js";
+import { routeCodecs } from "../codec/message-json.js";
+import {
+  A2A_DEFAULT_VERSIONS,
+  A2A_MEDIA_TYPE,
+  A2A_TENANT,
+  JSON_MEDIA_TYPE,
+  A2AErrors,
+  a2aVersionCheck,
+  isA2ABodyType,
+  mediaTypeOf,
+  parseA2AExtensions,
+  requestedA2AVersion,
+  withA2AErrorInfo,
+  withSubscribePostTwins,
+  type A2AErrorReason,
+} from "../a2a.js";
+import { Code, RpcError, isRpcError } from "../errors.js";
+import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { createRouter, type RouteMatch, type Router } from "../router.js";
+import { checkDecodedTenant, checkPathValue, effectiveTenant, jsonTenant, tenantBeforeBody, tenantFieldOf } from "../tenant.js";
+import { ServerContext } from "./context.js";
+import { withDeadline } from "./deadline.js";
+import { errorAnswers, streamFailure } from "./error-answer.js";
+import { createHostCheck } from "./hosts.js";
+import { badPath } from "./mount.js";
+import { DEFAULT_BODY_LIMIT, defaultOnError, type ServerErrorInfo, type ServerOptions } from "./options.js";
+import {
+  isBlank,
+  withHandlerHeaders,
+  type Answer,
+  type ResponseHeaders,
+  type UniversalHandler,
+  type UniversalServerRequest,
+  type UniversalServerResponse,
+} from "./request.js";
+import { DEFAULT_KEEP_ALIVE_MS, SSE_HEADERS, SseStream, startSseStream } from "./sse.js";
+import { stallTimeoutOf } from "./stall.js";
+
+/** What generated adapters pass besides the user's options. */
+export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
+  extends ServerOptions<Ctx, Native> {
+  /** `a2a` turns on the A2A HTTP+JSON rules (see design.md). Default `none`. */
+  readonly profile?: "none" | "a2a";
+}
+
+type AnyHandler = (request: Message, context: HandlerContext) => unknown;
+
+/** A matched request on its way to the handler, past routing and the context. */
+interface Call {
+  readonly route: RouteBinding;
+  readonly match: RouteMatch;
+  readonly req: UniversalServerRequest;
+  /** HEAD served as GET: the answer goes without its body. */
+  readonly head: boolean;
+  readonly ctx: ServerContext;
+  readonly fn: AnyHandler;
+}
+
+/**
+ * Builds the framework-free request handler over one service's route table:
+ * routing (one router for the service), media types, the body limit,
+ * decoding, required fields, the call, encoding, errors as google.rpc.Status
+ * JSON, and server streams as SSE. `handlers` may lack methods: those answer
+ * UNIMPLEMENTED.
+ */
+export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, Native = unknown>(
+  routes: readonly RouteBinding[],
+  handlers: object,
+  options: HttpHandlerOptions<Ctx, Native> = {},
+): UniversalHandler {
+  const a2a = options.profile === "a2a";
+  const table = a2a ? withSubscribePostTwins(routes) : [...routes];
+  const router: Router = createRouter(table);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const responseType = options.responseType ?? (a2a ? A2A_MEDIA_TYPE : JSON_MEDIA_TYPE);
+  const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
+  const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
+  const contextFactory = options.context;
+  const jsonCodec = options.jsonCodec ?? "generated";
+  const decodeOptions = a2a ? { commaLists: true, jsonCodec } : { jsonCodec };
+  // A2A's REQUIRED response fields (nextPageToken: "", ...) go on the wire even at their defaults.
+  // A list item that cannot be written (a Task holding NaN) is left out and reported, not a 500 for the whole list.
+  const onSkip = (e: unknown) => errors.report(e, { rpc: undefined, phase: "unary" });
+  const encodeOptions = a2a ? { emitRequired: true, jsonCodec, onSkip } : { jsonCodec, onSkip };
+  const jsonHeaders: ResponseHeaders = { "content-type": responseType };
+  const allMethods = allowHeader([...new Set(table.map((r) => r.method.toUpperCase()).filter((m) => m !== "*"))]);
+  const unaryTimeoutMs = options.unaryTimeoutMs;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const h = handlers as Record<string, unknown>;
+  const hostCheck = createHostCheck(options.allowedHosts, a2a);
+  const stallTimeoutMs = stallTimeoutOf(options.stallTimeoutMs);
+  // A2A: each route's top-level `tenant` field, where a tenant from the query or body can land.
+  const tenantFields = new Map<RouteBinding, string | undefined>();
+  if (a2a) for (const r of table) tenantFields.set(r, tenantFieldOf(r.input));
+
+  function errorResponse(e: unknown, rpc: string | undefined, extra?: Headers, phase: ServerErrorInfo["phase"] = "unary"): UniversalServerResponse {
+    const { status, json } = errors.statusJson(e, rpc, phase);
+    return { status, headers: withHandlerHeaders(jsonHeaders, extra), body: json };
+  }
+
+  function routingError(code: Code, httpStatus: number, message: string, reason: A2AErrorReason): RpcError {
+    const err = new RpcError(code, message, [], { httpStatus });
+    return a2a ? withA2AErrorInfo(err, reason) : err;
+  }
+
+  return function handle(req: UniversalServerRequest): Answer {
+    // A client that stops reading its answer loses the connection (stall.ts).
+    req.closeWhenStalled?.(stallTimeoutMs);
+    return serve(req);
+  };
+
+  // From here on every step answers synchronously when it can (no body to
+  // read, no promise from the context factory or the handler), so that an
+  // adapter can write a small GET's answer without a trip through the
+  // microtask queue; @hono/node-server has a fast path for exactly that.
+  // Every step catches its own errors: none of them throws or rejects.
+
+  function serve(req: UniversalServerRequest): Answer {
+    let route: RouteBinding | undefined;
+    try {
+      if (hostCheck !== undefined) {
+        const wrongHost = hostCheck(req.header("host"), () => req.listener?.());
+        if (wrongHost !== undefined) return errorResponse(wrongHost, undefined);
+      }
+      // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): reaches
+      // an adapter mounted at the root only.
+      if (req.rawPath === "*" && req.method === "OPTIONS") return { status: 204, headers: { allow: allMethods }, body: "" };
+      const bad = badPath(req.rawPath);
+      if (bad !== undefined) throw routingError(Code.INVALID_ARGUMENT, 400, bad, "INVALID_REQUEST");
+      let match = router.match(req.method, req.rawPath);
+      let head = false;
+      if (req.method === "HEAD" && (match === undefined || "allow" in match)) {
+        // HEAD is GET without the body (RFC 9110 §9.3.2), wherever GET is served.
+        const asGet = router.match("GET", req.rawPath);
+        if (asGet !== undefined && !("allow" in asGet)) {
+          match = asGet;
+          head = true;
+        }
+      }
+      if (match === undefined) {
+        const err = routingError(Code.NOT_FOUND, 404, `no route for ${req.method} ${req.rawPath}`, "METHOD_NOT_FOUND");
+        return { ...errorResponse(err, undefined), unrouted: true };
+      }
+      if ("allow" in match) {
+        const allow = allowHeader(match.allow);
+        if (req.method === "OPTIONS") return { status: 204, headers: { allow }, body: "" };
+        const err = routingError(
+          Code.UNIMPLEMENTED,
+          405,
+          `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${allow}`,
+          "METHOD_NOT_FOUND",
+        );
+        const res = errorResponse(err, undefined);
+        return { ...res, headers: { ...res.headers, allow } };
+      }
+      const r = (route = table[match.index]!);
+      const m = match;
+      if (unaryTimeoutMs !== undefined && r.streaming !== "server") {
+        return withDeadline(
+          unaryTimeoutMs,
+          (deadline) => call(r, m, req, deadline.signal, head),
+          (err) => errorResponse(err, r.rpc),
+        );
+      }
+      return call(r, m, req, undefined, head);
+    } catch (e) {
+      return errorResponse(e, route?.rpc);
+    }
+  }
+
+  /** Serves a matched request: the context, then the body if the route has one. */
+  function call(
+    route: RouteBinding,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    deadline: AbortSignal | undefined,
+    head: boolean,
+  ): Answer {
+    let ctx: ServerContext | undefined;
+    try {
+      const fn = h[route.rpc];
+      if (typeof fn !== "function") {
+        const m = route.descriptor;
+        const message = `rpc ${m.parent.typeName}.${m.name} (${route.rpc}) is not implemented`;
+        // Under A2A, with the ErrorInfo every A2A error carries (what the generated stubs answer too).
+        throw a2a ? A2AErrors.notImplemented(m.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
+      }
+      if (a2a) {
+        const wrongVersion = versionError(requestedA2AVersion(req.header("a2a-version"), req.rawQuery));
+        if (wrongVersion !== undefined) throw wrongVersion;
+      }
+      const tenant = a2a
+        ? tenantBeforeBody(route, match.variables, req.rawQuery, tenantFields.get(route))
+        : route.path.variables.length > 0
+          ? match.variables[A2A_TENANT]
+          : undefined;
+      ctx = new ServerContext(route.rpc, tenant, req, a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [], deadline);
+      const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler };
+      if (contextFactory) {
+        let extra: unknown;
+        try {
+          extra = contextFactory(ctx.factoryInput<Native>(route));
+        } catch (e) {
+          return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
+        }
+        if (extra instanceof Promise) return afterContext(c, extra);
+        if (extra) Object.assign(ctx, extra);
+      }
+      return proceed(c);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx?.touchedHeaders());
+    }
+  }
+
+  /** Goes on once an async context factory has settled. */
+  async function afterContext(c: Call, pending: Promise<unknown>, then: (c: Call) => Answer = proceed): Promise<UniversalServerResponse> {
+    let extra: unknown;
+    try {
+      extra = await pending;
+    } catch (e) {
+      return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders(), "context");
+    }
+    try {
+      if (extra) Object.assign(c.ctx, extra);
+    } catch (e) {
+      return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders());
+    }
+    return then(c);
+  }
+
+  /**
+   * A2A, body "*": the body's `tenant` must agree with the path's; when only
+   * the body names one, the context factory runs again with it (before the
+   * body is decoded), so that it sees the tenant the handler acts for.
+   */
+  function withBodyTenant(c: Call, body: unknown): Answer {
+    const { route, ctx } = c;
+    try {
+      const fromBody = jsonTenant(body);
+      if (!fromBody || tenantFields.get(route) === undefined) return run(c, body);
+      const tenant = effectiveTenant(ctx.tenant, "path", fromBody, "body");
+      if (tenant === ctx.tenant) return run(c, body);
+      checkPathValue(A2A_TENANT, fromBody);
+      ctx.tenant = tenant;
+      if (!contextFactory) return run(c, body);
+      let extra: unknown;
+      try {
+        extra = contextFactory(ctx.factoryInput<Native>(route));
+      } catch (e) {
+        return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
+      }
+      if (extra instanceof Promise) return afterContext(c, extra, (call) => run(call, body));
+      if (extra) Object.assign(ctx, extra);
+      return run(c, body);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+  }
+
+  /** The body first if the route has one, then the call. */
+  function proceed(c: Call): Answer {
+    return c.route.body !== "" ? withBody(c) : run(c, undefined);
+  }
+
+  /** Reads and parses the request body, then runs the call. */
+  async function withBody(c: Call): Promise<UniversalServerResponse> {
+    const { route, req, ctx } = c;
+    let body: unknown;
+    try {
+      let text: string;
+      try {
+        text = await req.readBody(bodyLimit);
+      } catch (e) {
+        throw a2a && isRpcError(e) ? withA2AErrorInfo(e, "INVALID_REQUEST") : e;
+      }
+      if (!isBlank(text)) {
+        checkBodyType(req.header("content-type"), a2a);
+        body = parseJsonBody(text, options.maxElements);
+        if (body === null && route.body === "*") body = undefined;
+      }
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+    return a2a && route.body === "*" ? withBodyTenant(c, body) : run(c, body);
+  }
+
+  /** Decodes the request message and calls the handler. */
+  function run(c: Call, body: unknown): Answer {
+    const { route, match, req, head, ctx, fn } = c;
+    try {
+      const message = decodeRequest(
+        route,
+        { variables: match.variables, query: route.body === "*" ? "" : req.rawQuery, body },
+        decodeOptions,
+      );
+      checkRequired(route.input, message, routeCodecs(route, decodeOptions)?.input?.complete);
+      if (a2a) checkDecodedTenant(message, tenantFields.get(route), ctx.tenant, "path", "body");
+      if (route.streaming === "server") return stream(route, fn, message, ctx, head);
+      const result = fn.call(handlers, message, ctx);
+      if (result instanceof Promise) {
+        return result.then(
+          (value) => unaryAnswer(route, ctx, value),
+          (e) => errorResponse(e, route.rpc, ctx.touchedHeaders()),
+        );
+      }
+      return unaryAnswer(route, ctx, result);
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+  }
+
+  function unaryAnswer(route: RouteBinding, ctx: ServerContext, result: unknown): UniversalServerResponse {
+    try {
+      const json = JSON.stringify(encodeResponse(route, result, encodeOptions));
+      return { status: 200, headers: withHandlerHeaders(jsonHeaders, ctx.touchedHeaders()), body: json };
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+  }
+
+  /** A server stream: an error before its first message is a plain error answer; HEAD gets the headers alone. */
+  async function stream(route: RouteBinding, fn: AnyHandler, message: Message, ctx: ServerContext, head: boolean): Promise<UniversalServerResponse> {
+    let sse: SseStream;
+    try {
+      sse = await startSseStream(
+        fn.call(handlers, message, ctx) as AsyncIterable<unknown>,
+        (value) => "data: " + JSON.stringify(encodeResponse(route, value, encodeOptions)) + "\n\n",
+        (e) => "event: error\ndata: " + errors.statusJson(streamFailure(e, ctx.signal), route.rpc, "stream").json + "\n\n",
+        keepAliveMs,
+      );
+    } catch (e) {
+      return errorResponse(e, route.rpc, ctx.touchedHeaders());
+    }
+    const headers = withHandlerHeaders(SSE_HEADERS, ctx.touchedHeaders());
+    if (!head) return { status: 200, headers, body: sse };
+    sse.close();
+    return { status: 200, headers, body: "" };
+  }
+}
+
+/**
+ * The media type check of a request with a body. A body without a type is
+ * refused: a browser sends one cross-site without a preflight (as it does
+ * text/plain), so taking it would let any page post to the agent. A2A takes
+ * JSON and A2A's JSON; otherwise any JSON type (`application/*+json`).
+ */
+function checkBodyType(contentType: string | undefined, a2a: boolean): void {
+  if (contentType === undefined) {
+    const message = `a request with a body needs Content-Type: ${JSON_MEDIA_TYPE}${a2a ? ` or ${A2A_MEDIA_TYPE}` : ""}`;
+    if (a2a) throw A2AErrors.contentTypeNotSupported("", message);
+    throw new RpcError(Code.INVALID_ARGUMENT, message, [], { httpStatus: 415 });
+  }
+  const type = mediaTypeOf(contentType);
+  if (a2a) {
+    if (isA2ABodyType(type)) return;
+    throw A2AErrors.contentTypeNotSupported(
+      contentType,
+      `Content-Type ${JSON.stringify(contentType)} is not supported; send ${JSON_MEDIA_TYPE} or ${A2A_MEDIA_TYPE}`,
+    );
+  }
+  if (type === JSON_MEDIA_TYPE || (type.startsWith("application/") && type.endsWith("+json"))) return;
+  throw new RpcError(Code.INVALID_ARGUMENT, `Content-Type ${JSON.stringify(contentType)} is not supported; send ${JSON_MEDIA_TYPE}`, [], {
+    httpStatus: 415,
+  });
+}
+
+/** The `Allow` value for the methods a path is served with: HEAD beside GET, and OPTIONS. */
+function allowHeader(methods: readonly string[]): string {
+  const out = new Set(methods);
+  if (out.has("GET")) out.add("HEAD");
+  out.add("OPTIONS");
+  return [...out].sort().join(", ");
+}

@@ -1,0 +1,144 @@
+// A server stream as text/event-stream, for every binding that answers with
+// SSE (HTTP+JSON, JSON-RPC): the handler's first message decides between a
+// plain error answer and a stream; after it, messages become events, an error
+// a final event, and a quiet stream gets comment keep-alives.
+
+/** The headers of an SSE answer (no caching, no proxy buffering). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
+/** Default interval of SSE keep-alive comments: 15 s. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
+const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";
+
+/**
+ * Starts the stream of a server-streaming handler's iterable: waits for its
+ * first message and encodes it. Rejects with the handler's error (or the
+ * encoding's) when that fails, for the caller to answer as a plain error;
+ * the iterator is then closed unless it ended by throwing. How a binding
+ * writes its events: `encode` gives a message's whole event text (ending in
+ * a blank line) and may throw; `errorEvent` gives the last event for an
+ * error after the first message and must not throw.
+ */
+export async function startSseStream(
+  iterable: AsyncIterable<unknown>,
+  encode: (value: unknown) => string,
+  errorEvent: (error: unknown) => string,
+  keepAliveMs: number,
+): Promise<SseStream> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  let firstChunk: string | undefined;
+  if (!first.done) {
+    try {
+      firstChunk = encode(first.value);
+    } catch (e) {
+      closeIterator(iterator);
+      throw e;
+    }
+  }
+  return new SseStream(iterator, firstChunk, encode, errorEvent, keepAliveMs);
+}
+
+/**
+ * The body of an SSE answer: `next()` gives the next chunk of text to write
+ * (`undefined` at the end; an error becomes a final error event), `close()`
+ * ends it early and calls the handler iterator's `return()`.
+ */
+export class SseStream {
+  private pending: string | undefined;
+  /** The iterator finished by itself (done, or threw): no `return()` needed. */
+  private finished: boolean;
+  /** `close()` was called. */
+  private closed = false;
+  /** The handler's `next()` that a keep-alive comment interrupted: still the one to wait for. */
+  private inflight: Promise<IteratorResult<unknown>> | undefined;
+  /** Ends the keep-alive wait early, so a closed stream holds no timer. */
+  private stopWaiting: (() => void) | undefined;
+
+  constructor(
+    private readonly iterator: AsyncIterator<unknown>,
+    first: string | undefined,
+    private readonly encode: (value: unknown) => string,
+    private readonly errorEvent: (error: unknown) => string,
+    /** After this long without a message, `next()` gives a keep-alive comment; 0: never. */
+    private readonly keepAliveMs = 0,
+  ) {
+    this.pending = first;
+    this.finished = first === undefined;
+  }
+
+  /** The next chunk, or `undefined` when the stream has ended. */
+  async next(): Promise<string | undefined> {
+    if (this.pending !== undefined) {
+      const chunk = this.pending;
+      this.pending = undefined;
+      return chunk;
+    }
+    if (this.finished || this.closed) return undefined;
+    let r: IteratorResult<unknown>;
+    try {
+      const p = (this.inflight ??= this.iterator.next());
+      if (this.keepAliveMs > 0) {
+        const wait = settlesWithin(p, this.keepAliveMs);
+        this.stopWaiting = wait.cancel;
+        const settled = await wait.settled;
+        this.stopWaiting = undefined;
+        if (!settled) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
+      }
+      this.inflight = undefined;
+      r = await p;
+    } catch (e) {
+      this.inflight = undefined;
+      this.finished = true;
+      return this.closed ? undefined : this.errorEvent(e);
+    }
+    if (r.done) this.finished = true;
+    if (r.done || this.closed) return undefined;
+    try {
+      return this.encode(r.value);
+    } catch (e) {
+      this.close();
+      return this.errorEvent(e);
+    }
+  }
+
+  /** Ends the stream early (the client went away): calls the iterator's `return()` once. */
+  close(): void {
+    this.pending = undefined;
+    this.stopWaiting?.();
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.finished) closeIterator(this.iterator);
+  }
+}
+
+/** `settled` is true when `p` settles (either way) within `ms`, false on the timer or `cancel()`; never rejects. */
+function settlesWithin(p: Promise<unknown>, ms: number): { settled: Promise<boolean>; cancel: () => void } {
+  let cancel!: () => void;
+  const settled = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = (value: boolean) => () => {
+      clearTimeout(timer);
+      resolve(value);
+    };
+    cancel = done(false);
+    p.then(done(true), done(true));
+  });
+  return { settled, cancel };
+}
+
+/** Calls an iterator's `return()`, ignoring its failure: nothing listens any more. */
+export function closeIterator(iterator: AsyncIterator<unknown>): void {
+  try {
+    const r = iterator.return?.();
+    if (r && typeof (r as Promise<unknown>).then === "function") (r as Promise<unknown>).then(undefined, () => {});
+  } catch {
+    // The handler's cleanup failed; nothing is listening any more.
+  }
+}
