@@ -198,6 +198,16 @@ describe("a2a.proto (profile=a2a)", () => {
   });
 });
 
+describe("a2a-v0_3.proto (profile=a2a)", () => {
+  const doc = openApiDoc(["a2a-v0_3.proto"], "target=ts,profile=a2a");
+
+  test("v0.3's TaskSubscription is on POST too, and A2A-Version's example is the 0.3 its servers serve", () => {
+    expect(op(doc, "TaskSubscription_post")).toMatchObject({ method: "post", path: "/v1/{name}:subscribe" });
+    const version = (doc["components"] as Doc)["parameters"]["A2A-Version"];
+    expect(version).toMatchObject({ in: "header", example: "0.3" });
+  });
+});
+
 describe("options", () => {
   test("openapi takes true, false, json or yaml", () => {
     expect(thrown(() => runPlugin(request("valid", ["acme/edge/v1/edge.proto"], "target=ts,openapi=maybe")))).toContain('option "openapi=maybe" is not valid; openapi takes one of true, false, json, yaml');

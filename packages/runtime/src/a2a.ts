@@ -339,3 +339,15 @@ export function a2aErrorReason(error: unknown): A2AErrorReason | undefined {
 export function isA2AError(error: unknown, reason: A2AErrorReason): boolean {
   return a2aErrorReason(error) === reason;
 }
+
+/**
+ * The A2A versions the generated code of a proto package speaks unless told
+ * otherwise: a legacy package's version ({@link A2A_LEGACY_PACKAGE_VERSIONS}),
+ * else {@link A2A_DEFAULT_VERSIONS}. Generated servers of a legacy package
+ * serve these and its generated clients send the first, so the rule stays
+ * here rather than in each generated file.
+ */
+export function a2aVersionsOfPackage(protoPackage: string): readonly string[] {
+  const legacy = A2A_LEGACY_PACKAGE_VERSIONS.get(protoPackage);
+  return legacy === undefined ? A2A_DEFAULT_VERSIONS : [legacy];
+}

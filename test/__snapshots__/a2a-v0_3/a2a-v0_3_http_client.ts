@@ -10,6 +10,7 @@ import type { CallOptions, ClientOptions } from "a2a-http/client";
 import { createRouteClient } from "a2a-http/client";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
+import { a2aVersionsOfPackage } from "a2a-http";
 
 /**
  * A2AService defines the gRPC version of the A2A protocol. This has a slightly
@@ -102,6 +103,6 @@ export interface A2AServiceClient {
  * that fits the request, and throws RpcError for an error answer.
  */
 export function createA2AServiceClient(options: ClientOptions): A2AServiceClient {
-  return createRouteClient<A2AServiceClient>(A2AServiceRoutes, options, { profile: "a2a", a2aVersion: "0.3" });
+  return createRouteClient<A2AServiceClient>(A2AServiceRoutes, options, { profile: "a2a", a2aVersion: a2aVersionsOfPackage("a2a.v1")[0] });
 }
 

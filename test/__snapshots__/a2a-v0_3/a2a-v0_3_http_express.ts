@@ -5,6 +5,7 @@
 /* eslint-disable */
 
 import type { HandlerContext } from "a2a-http";
+import { a2aVersionsOfPackage } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
 import type { ServerOptions } from "a2a-http/server";
@@ -24,7 +25,7 @@ export function a2aServiceExpress<Ctx extends HandlerContext = HandlerContext>(
   options: ServerOptions<Ctx, Request> = {},
 ): Router {
   const router = Router();
-  router.use(nodeMiddleware(createNodeHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...options, profile: "a2a" })));
+  router.use(nodeMiddleware(createNodeHandler(A2AServiceRoutes, handlers, { a2aVersions: a2aVersionsOfPackage("a2a.v1"), ...options, profile: "a2a" })));
   return router;
 }
 
@@ -37,7 +38,7 @@ export function a2aServiceJsonRpcExpress<Ctx extends HandlerContext = HandlerCon
   options: JsonRpcServerOptions<Ctx, Request> = {},
 ): Router {
   const router = Router();
-  router.use(nodeMiddleware(nodeHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...options, profile: "a2a" }))));
+  router.use(nodeMiddleware(nodeHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: a2aVersionsOfPackage("a2a.v1"), ...options, profile: "a2a" }))));
   return router;
 }
 

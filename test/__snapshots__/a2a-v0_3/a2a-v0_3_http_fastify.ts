@@ -5,6 +5,7 @@
 /* eslint-disable */
 
 import type { HandlerContext } from "a2a-http";
+import { a2aVersionsOfPackage } from "a2a-http";
 import type { ServerOptions } from "a2a-http/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
@@ -31,7 +32,7 @@ export function a2aServiceFastify<Ctx extends HandlerContext = HandlerContext>(
 ): void {
   const { handlers, ...rest } = options;
   try {
-    registerFastifyService(fastify, A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" });
+    registerFastifyService(fastify, A2AServiceRoutes, handlers, { a2aVersions: a2aVersionsOfPackage("a2a.v1"), ...rest, profile: "a2a" });
   } catch (e) {
     // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
     return done(e as Error);
@@ -55,7 +56,7 @@ export function a2aServiceJsonRpcFastify<Ctx extends HandlerContext = HandlerCon
 ): void {
   const { handlers, ...rest } = options;
   try {
-    registerFastifyHandler(fastify, createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...rest, profile: "a2a" }), ["POST"]);
+    registerFastifyHandler(fastify, createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: a2aVersionsOfPackage("a2a.v1"), ...rest, profile: "a2a" }), ["POST"]);
   } catch (e) {
     // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).
     return done(e as Error);

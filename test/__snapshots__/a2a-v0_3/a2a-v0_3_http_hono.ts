@@ -5,6 +5,7 @@
 /* eslint-disable */
 
 import type { HandlerContext } from "a2a-http";
+import { a2aVersionsOfPackage } from "a2a-http";
 import type { A2AServiceHandlers } from "./a2a-v0_3_http.js";
 import { A2AServiceRoutes } from "./a2a-v0_3_http.js";
 import type { ServerOptions } from "a2a-http/server";
@@ -23,7 +24,7 @@ export function a2aServiceHono<Ctx extends HandlerContext = HandlerContext>(
   handlers: Partial<A2AServiceHandlers<Ctx>>,
   options: ServerOptions<Ctx, Context> = {},
 ): Hono {
-  const handle = createFetchHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...options, profile: "a2a" });
+  const handle = createFetchHandler(A2AServiceRoutes, handlers, { a2aVersions: a2aVersionsOfPackage("a2a.v1"), ...options, profile: "a2a" });
   const app = new Hono();
   app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
   return app;
@@ -37,7 +38,7 @@ export function a2aServiceJsonRpcHono<Ctx extends HandlerContext = HandlerContex
   handlers: Partial<A2AServiceHandlers<Ctx>>,
   options: JsonRpcServerOptions<Ctx, Context> = {},
 ): Hono {
-  const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: ["0.3"], ...options, profile: "a2a" }));
+  const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, { a2aVersions: a2aVersionsOfPackage("a2a.v1"), ...options, profile: "a2a" }));
   const app = new Hono();
   app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
   return app;

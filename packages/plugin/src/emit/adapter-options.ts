@@ -1,32 +1,26 @@
 import type { DescFile } from "@bufbuild/protobuf";
-import type { Schema } from "@bufbuild/protoplugin";
+import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
+import { A2A_LEGACY_PACKAGE_VERSIONS } from "a2a-http";
 import type { PluginOptions } from "../options.js";
-import { literal } from "./names.js";
-
-/**
- * Packages of A2A protos that predate v1.0: their clients send no
- * `A2A-Version` (read as 0.3), so their servers accept 0.3 by default.
- */
-const legacyA2APackages: ReadonlyMap<string, readonly string[]> = new Map([["a2a.v1", ["0.3"]]]);
-
-/** The options the generated code fixes: the profile, and legacy versions. */
-function profileOptions(schema: Schema<PluginOptions>, file: DescFile): { defaults: string; fixed: string } {
-  if (schema.options.profile !== "a2a") return { defaults: "", fixed: "" };
-  const legacy = legacyA2APackages.get(file.proto.package);
-  return {
-    defaults: legacy ? literal({ a2aVersions: legacy }).slice(2, -2) : "",
-    fixed: `profile: "a2a"`,
-  };
-}
+import { runtimeModules } from "./imports.js";
 
 /**
  * The options object every generated server adapter (HTTP+JSON, JSON-RPC,
  * gRPC) passes to the runtime: the profile's defaults, then the user's
  * options (`from`, the name of a variable in the generated code), then the
  * profile itself, which the user cannot turn off.
+ *
+ * The one default is the versions a legacy A2A package's servers accept
+ * (their clients send no `A2A-Version`); the generated code asks the
+ * runtime's `a2aVersionsOfPackage` for them rather than holding a copy.
  */
-export function adapterOptionsExpression(schema: Schema<PluginOptions>, file: DescFile, from: string): string {
-  const { defaults, fixed } = profileOptions(schema, file);
-  const parts = [defaults, `...${from}`, fixed].filter((p) => p !== "");
-  return parts.length === 1 ? from : `{ ${parts.join(", ")} }`;
+export function adapterOptionsExpression(f: GeneratedFile, schema: Schema<PluginOptions>, file: DescFile, from: string): Printable {
+  if (schema.options.profile !== "a2a") return from;
+  const pkg = file.proto.package;
+  const defaults: Printable[] = [];
+  if (A2A_LEGACY_PACKAGE_VERSIONS.has(pkg)) {
+    const versionsOf = f.import("a2aVersionsOfPackage", runtimeModules(schema.options.runtimeImport).root);
+    defaults.push("a2aVersions: ", versionsOf, "(", f.string(pkg), "), ");
+  }
+  return ["{ ", ...defaults, "...", from, ", profile: \"a2a\" }"];
 }

@@ -1,16 +1,10 @@
 import type { DescFile } from "@bufbuild/protobuf";
-import type { Schema } from "@bufbuild/protoplugin";
+import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
+import { A2A_LEGACY_PACKAGE_VERSIONS } from "a2a-http";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { createDescImports, runtimeModules } from "./imports.js";
-import { literal } from "./names.js";
 import { docComment } from "./jsdoc.js";
-
-/**
- * Packages of A2A protos that predate v1.0: their servers tell the legacy
- * dialect by the `A2A-Version` header, so the client sends 0.3 there.
- */
-const legacyA2APackages: ReadonlyMap<string, string> = new Map([["a2a.v1", "0.3"]]);
 
 /**
  * `<file>_http_client.ts`: for each service, the `<Service>Client` interface
@@ -27,12 +21,7 @@ export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, se
   const CallOptions = f.import("CallOptions", runtime, true);
   const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
   const imports = createDescImports(f);
-  const profile: Record<string, string> = {};
-  if (schema.options.profile === "a2a") {
-    profile["profile"] = "a2a";
-    const legacy = legacyA2APackages.get(file.proto.package);
-    if (legacy !== undefined) profile["a2aVersion"] = legacy;
-  }
+  const profile = clientProfile(f, schema, file);
   for (const { service, rpcs } of services) {
     const Routes = f.import(service.name + "Routes", `./${file.name}_http.js`);
     const clientName = service.name + "Client";
@@ -52,9 +41,22 @@ export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, se
     f.print(" * that fits the request, and throws RpcError for an error answer.");
     f.print(" */");
     f.print(f.export("function", "create" + clientName), "(options: ", ClientOptions, "): ", clientName, " {");
-    const extra = Object.keys(profile).length > 0 ? ", " + literal(profile) : "";
-    f.print("  return ", createRouteClient, "<", clientName, ">(", Routes, ", options", extra, ");");
+    f.print("  return ", createRouteClient, "<", clientName, ">(", Routes, ", options", profile, ");");
     f.print("}");
     f.print();
   }
+}
+
+/**
+ * The profile argument of `createRouteClient` (with its leading comma), empty
+ * without a profile. A legacy A2A package's servers tell its dialect by the
+ * `A2A-Version` header, so its client sends the package's version, which the
+ * generated code asks the runtime's `a2aVersionsOfPackage` for.
+ */
+function clientProfile(f: GeneratedFile, schema: Schema<PluginOptions>, file: DescFile): Printable {
+  if (schema.options.profile !== "a2a") return "";
+  const pkg = file.proto.package;
+  if (!A2A_LEGACY_PACKAGE_VERSIONS.has(pkg)) return ', { profile: "a2a" }';
+  const versionsOf = f.import("a2aVersionsOfPackage", runtimeModules(schema.options.runtimeImport).root);
+  return [', { profile: "a2a", a2aVersion: ', versionsOf, "(", f.string(pkg), ")[0] }"];
 }

@@ -26,7 +26,7 @@ export function emitJsonRpcAdapter(
   const Options = f.import("JsonRpcServerOptions", runtime.jsonrpc, true);
   const createJsonRpcHandler = f.import("createJsonRpcHandler", runtime.jsonrpc);
   const base = lowerFirstWord(service.name) + "JsonRpc";
-  const core = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(schema, file, "options"), ")"];
+  const core = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(f, schema, file, "options"), ")"];
   const generic = ["<Ctx extends ", HandlerContext, " = ", HandlerContext, ">"];
   switch (framework) {
     case "express": {
@@ -69,7 +69,7 @@ export function emitJsonRpcAdapter(
       f.print("  done: (err?: Error) => void,");
       f.print("): void {");
       f.print("  const { handlers, ...rest } = options;");
-      const restCore = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(schema, file, "rest"), ")"];
+      const restCore = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(f, schema, file, "rest"), ")"];
       f.print("  try {");
       f.print("    ", registerFastifyHandler, "(fastify, ", ...restCore, ", [\"POST\"]);");
       f.print("  } catch (e) {");

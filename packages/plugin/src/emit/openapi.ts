@@ -3,6 +3,16 @@
 // what the generated servers accept and answer; the HTTP rules themselves
 // live in the runtime, so this module only maps the route model to OpenAPI.
 import type { DescField, DescFile, DescMessage, DescMethod } from "@bufbuild/protobuf";
+import {
+  A2A_DOMAIN,
+  A2A_EXTENSIONS_HEADER,
+  A2A_MEDIA_TYPE,
+  A2A_VERSION_HEADER,
+  A2A_VERSION_WHEN_MISSING,
+  a2aVersionsOfPackage,
+  isA2ASubscribeMethod,
+  JSON_MEDIA_TYPE,
+} from "a2a-http";
 import { HttpRuleError, type HttpBinding } from "../httprule/bindings.js";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
@@ -41,8 +51,8 @@ export function openApiDocument(
   options: Pick<PluginOptions, "profile">,
 ): JsonObject {
   const a2a = options.profile === "a2a";
-  const json = a2a ? "application/a2a+json" : "application/json";
-  const requestTypes = a2a ? ["application/a2a+json", "application/json"] : ["application/json"];
+  const json = a2a ? A2A_MEDIA_TYPE : JSON_MEDIA_TYPE;
+  const requestTypes = a2a ? [A2A_MEDIA_TYPE, JSON_MEDIA_TYPE] : [JSON_MEDIA_TYPE];
   const schemas = new SchemaSet(allFiles);
   schemas.add("google.rpc.Status", statusSchema(a2a));
   schemas.add("google.protobuf.Any", wellKnownSchema("google.protobuf.Any")!);
@@ -90,21 +100,22 @@ export function openApiDocument(
       },
     },
   };
-  if (a2a) components["parameters"] = a2aHeaders();
+  if (a2a) components["parameters"] = a2aHeaders(file.proto.package);
   doc["components"] = components;
   return doc;
 }
 
 /**
- * A2A: the servers also answer SubscribeToTask on POST (the spec's method),
- * as the runtime's server core does; each GET binding gets a POST twin with
- * body "*", listed right after it.
+ * A2A: the servers also answer a subscribe rpc (the runtime's
+ * `isA2ASubscribeMethod`: SubscribeToTask, v0.3's TaskSubscription) on POST,
+ * the spec's method, as the runtime's `withSubscribePostTwins` serves it;
+ * each GET binding gets a POST twin with body "*", listed right after it.
  */
 type Listed = HttpBinding & { readonly twin?: true };
 
 function withSubscribePostTwins(bindings: readonly HttpBinding[]): Listed[] {
   return bindings.flatMap((b) => {
-    if (b.rpc.name !== "SubscribeToTask" || b.method !== "GET") return [b];
+    if (b.method !== "GET" || !isA2ASubscribeMethod(b.rpc.name)) return [b];
     const hasPost = bindings.some((o) => o.rpc === b.rpc && o.method === "POST" && o.path.template === b.path.template);
     return hasPost ? [b] : [b, { ...b, method: "POST", body: "*", twin: true as const }];
   });
@@ -128,7 +139,7 @@ function operation(b: HttpBinding, method: string, pathParameters: JsonObject[],
   const pathFields = new Set(b.path.variables.map((v) => v.fieldPath.join(".")));
   const parameters: JsonObject[] = [...pathParameters];
   if (b.body !== "*") parameters.push(...queryParameters(rpc.input, b.body, pathFields, schemas));
-  if (media.a2a) parameters.push({ $ref: "#/components/parameters/A2A-Version" }, { $ref: "#/components/parameters/A2A-Extensions" });
+  if (media.a2a) parameters.push(...[A2A_VERSION_HEADER, A2A_EXTENSIONS_HEADER].map((name) => ({ $ref: `#/components/parameters/${name}` })));
   if (parameters.length > 0) op["parameters"] = parameters;
 
   const sendsBody = b.body !== "" && method !== "get" && method !== "head";
@@ -436,7 +447,7 @@ function statusSchema(a2a: boolean): JsonObject {
       details: {
         type: "array",
         description: a2a
-          ? "google.rpc detail messages; an A2A error has a google.rpc.ErrorInfo first, with domain a2a-protocol.org and the reason (TASK_NOT_FOUND, ...)."
+          ? `google.rpc detail messages; an A2A error has a google.rpc.ErrorInfo first, with domain ${A2A_DOMAIN} and the reason (TASK_NOT_FOUND, ...).`
           : "google.rpc detail messages (ErrorInfo, BadRequest, ...).",
         items: componentRef("google.protobuf.Any"),
       },
@@ -445,18 +456,19 @@ function statusSchema(a2a: boolean): JsonObject {
   };
 }
 
-function a2aHeaders(): JsonObject {
+/** A2A's headers; the version's example is the one the package's generated servers serve by default. */
+function a2aHeaders(protoPackage: string): JsonObject {
+  const example = a2aVersionsOfPackage(protoPackage)[0]!;
   return {
-    "A2A-Version": {
-      name: "A2A-Version",
+    [A2A_VERSION_HEADER]: {
+      name: A2A_VERSION_HEADER,
       in: "header",
-      description:
-        "The A2A protocol version of the call (Major.Minor). Without it (and without an `A2A-Version` query parameter) the server reads 0.3, which it refuses with VERSION_NOT_SUPPORTED unless it supports 0.3.",
-      schema: { type: "string", examples: ["1.0"] },
-      example: "1.0",
+      description: `The A2A protocol version of the call (Major.Minor). Without it (and without an \`${A2A_VERSION_HEADER}\` query parameter) the server reads ${A2A_VERSION_WHEN_MISSING}, which it refuses with VERSION_NOT_SUPPORTED unless it supports ${A2A_VERSION_WHEN_MISSING}.`,
+      schema: { type: "string", examples: [example] },
+      example,
     },
-    "A2A-Extensions": {
-      name: "A2A-Extensions",
+    [A2A_EXTENSIONS_HEADER]: {
+      name: A2A_EXTENSIONS_HEADER,
       in: "header",
       description: "Comma-separated URIs of the extensions the client asks for.",
       schema: { type: "string" },

@@ -38,7 +38,7 @@ function emitAdapter(
   const HandlerContext = f.import("HandlerContext", runtime.root, true);
   const ServerOptions = f.import("ServerOptions", runtime.server, true);
   const base = lowerFirstWord(service.name);
-  const opts = (from: string) => adapterOptionsExpression(schema, file, from);
+  const opts = (from: string) => adapterOptionsExpression(f, schema, file, from);
   switch (framework) {
     case "express": {
       const Router = f.import("Router", "express");
