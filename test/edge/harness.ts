@@ -81,7 +81,7 @@ export function findRuntime(name: RuntimeName): Runtime {
  * and nothing external: a `node:` import anywhere fails the build, as the
  * runtime's universal entries and the engine promise none.
  */
-export async function bundle(entry: string, outfile: string): Promise<void> {
+async function bundle(entry: string, outfile: string): Promise<void> {
   await build({
     entryPoints: [join(here, entry)],
     outfile,
@@ -97,18 +97,8 @@ export async function bundle(entry: string, outfile: string): Promise<void> {
   });
 }
 
-/** A fresh directory for one runtime's bundle (and workerd's config), removed by `stop`. */
-export const scratchDir = (name: RuntimeName) => mkdtemp(join(tmpdir(), `a2a-edge-${name}-`));
-
-/** workerd's config beside its bundle, which it embeds by relative path. */
-export async function workerdConfigIn(dir: string): Promise<string> {
-  const config = join(dir, "workerd.capnp");
-  await copyFile(join(here, "workerd.capnp"), config);
-  return config;
-}
-
 /** `n` distinct ports free at the time of asking (for workerd, which cannot report ports it picked itself). */
-export async function freePorts(n: number): Promise<number[]> {
+async function freePorts(n: number): Promise<number[]> {
   const servers = Array.from({ length: n }, () => createServer());
   const ports = await Promise.all(
     servers.map((s) => new Promise<number>((ok, fail) => s.once("error", fail).listen(0, "127.0.0.1", () => ok((s.address() as { port: number }).port)))),
@@ -118,7 +108,7 @@ export async function freePorts(n: number): Promise<number[]> {
 }
 
 /** A runtime's process, with everything it wrote. */
-export interface Running {
+interface Running {
   readonly child: ChildProcess;
   readonly output: () => string;
   /** Settles with the exit code once the process has exited and its output is all read. */
@@ -127,7 +117,7 @@ export interface Running {
 }
 
 /** Starts `binary args`; `stop()` ends it by pid (SIGTERM, then SIGKILL after 2 s) and waits for its exit. */
-export function start(binary: string, args: readonly string[], cwd: string): Running {
+function start(binary: string, args: readonly string[], cwd: string): Running {
   const child = spawn(binary, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } });
   let out = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -169,13 +159,13 @@ export async function until<T>(what: string, ms: number, check: () => Promise<T 
 }
 
 /** The port a Bun or Deno `serve` printed as `{"port":n}`. */
-export const printedPort = (run: Running) => () => {
+const printedPort = (run: Running) => () => {
   const m = /\{"port":(\d+)\}/.exec(run.output());
   return m ? Number(m[1]) : undefined;
 };
 
 /** Whether an HTTP server answers at `url` yet. */
-export const answers = (url: string) => async () => {
+const answers = (url: string) => async () => {
   try {
     await (await fetch(url)).arrayBuffer();
     return true;
@@ -203,12 +193,14 @@ const commands: Record<"bun" | "deno", (mode: readonly string[]) => string[]> = 
 
 /** Bundles the agent (and the client) for `runtime`, starts it on free ports, and waits until it listens. */
 export async function launch(name: RuntimeName, binary: string): Promise<Launched> {
-  const dir = await scratchDir(name);
+  // A fresh directory for the bundle (and workerd's config, which embeds it by relative path).
+  const dir = await mkdtemp(join(tmpdir(), `a2a-edge-${name}-`));
   let run: Running | undefined;
   try {
     if (name === "workerd") {
       await bundle("worker.ts", join(dir, "worker.js"));
-      const config = await workerdConfigIn(dir);
+      const config = join(dir, "workerd.capnp");
+      await copyFile(join(here, "workerd.capnp"), config);
       const [agentPort, clientPort] = await freePorts(2);
       const agentUrl = `http://127.0.0.1:${agentPort}`;
       const clientUrl = `http://127.0.0.1:${clientPort}`;
@@ -251,4 +243,4 @@ export async function launch(name: RuntimeName, binary: string): Promise<Launche
   }
 }
 
-export const removeDir = (dir: string) => rm(dir, { recursive: true, force: true });
+const removeDir = (dir: string) => rm(dir, { recursive: true, force: true });
