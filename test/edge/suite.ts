@@ -83,6 +83,18 @@ export function edgeSuite(name: RuntimeName): void {
         expect(reply.payload.case).toBe("message");
       });
 
+      test(`a task answered at once (returnImmediately) on ${binding} still runs to its end`, async () => {
+        const client = clientOf(binding);
+        // Three steps of 50 ms (agent-app.ts), all after the answer: a Worker drops such work unless the engine hands it to waitUntil.
+        const sent = await client.sendMessage({ message: text("/work 3"), configuration: { returnImmediately: true } });
+        const id = (sent.payload.value as Task).id;
+        const state = await until(`${name} finishing the task`, 3000, async () => {
+          const s = (await client.getTask({ id })).status?.state;
+          return s === TaskState.COMPLETED || s === TaskState.FAILED ? s : undefined;
+        });
+        expect(state).toBe(TaskState.COMPLETED);
+      });
+
       test(`an SSE stream on ${binding} waits 2 s for another request's event`, async () => {
         const client = clientOf(binding);
         const task = await waitingTask(client);
