@@ -65,6 +65,10 @@ export class ServerContext implements HandlerContext {
     return (this.response ??= new Headers());
   }
 
+  get waitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+    return this.req.waitUntil;
+  }
+
   /** The response headers, if a handler touched them. */
   touchedHeaders(): Headers | undefined {
     return this.response;

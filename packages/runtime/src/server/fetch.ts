@@ -1,13 +1,8 @@
 import { Code, RpcError } from "../errors.js";
 import { decodeChunks, utf8Length } from "../utf8.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import {
-  createHttpHandler,
-  type HttpHandlerOptions,
-  type UniversalHandler,
-  type UniversalServerRequest,
-  type UniversalServerResponse,
-} from "./core.js";
+import { createHttpHandler, type HttpHandlerOptions } from "./http-json.js";
+import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from "./request.js";
 import { badPath, originPath, stripMountSegments } from "./mount.js";
 import { listenerOf, type Listener } from "./hosts.js";
 import { drainBeforeClose } from "./drain.js";

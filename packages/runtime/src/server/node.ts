@@ -1,14 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import {
-  createHttpHandler,
-  SseStream,
-  type HttpHandlerOptions,
-  type UniversalHandler,
-  type UniversalServerRequest,
-  type UniversalServerResponse,
-} from "./core.js";
+import { createHttpHandler, type HttpHandlerOptions } from "./http-json.js";
+import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from "./request.js";
+import { SseStream } from "./sse.js";
 import { originPath } from "./mount.js";
 import { closeWhenStalled } from "./stall.js";
 import { listenerOf, type Listener } from "./hosts.js";

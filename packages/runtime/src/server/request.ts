@@ -36,6 +36,8 @@ export interface UniversalServerRequest {
    * Called by the handler on each request before anything else.
    */
   closeWhenStalled?(ms: number): void;
+  /** The host's hook that keeps work after the answer alive (Workers' `waitUntil`), where the adapter has one. */
+  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }
 
 /** Header values of a response, by lower-case name. */
