@@ -44,7 +44,11 @@ export function edgeSuite(name: RuntimeName): void {
   let edge: Launched;
   let nodeAgent: RunningAgent;
   beforeAll(async () => {
-    [edge, nodeAgent] = await Promise.all([launch(name, binary), startExampleAgent({ framework: "hono", port: 0, grpcPort: -1 })]);
+    const [launched, started] = await Promise.allSettled([launch(name, binary), startExampleAgent({ framework: "hono", port: 0, grpcPort: -1 })]);
+    // Whichever started is stopped by afterAll, even when the other failed.
+    if (launched.status === "fulfilled") edge = launched.value;
+    if (started.status === "fulfilled") nodeAgent = started.value;
+    for (const r of [launched, started]) if (r.status === "rejected") throw r.reason;
   }, 60_000);
   afterAll(() => Promise.all([edge?.stop(), nodeAgent?.close()]));
   // What the runtime logged (workerd's uncaught exceptions, say) explains most failures.
@@ -121,8 +125,9 @@ export function edgeSuite(name: RuntimeName): void {
         const abort = new AbortController();
         const stream = client.sendStreamingMessage({ message: text("/wait") }, { signal: abort.signal, headers: { [probeHeader]: probe } });
         const iterator = stream[Symbol.asyncIterator]();
-        // Once the task is WORKING the stream has nothing more to send: the
-        // server cannot learn of the abort from a write that fails.
+        // Once the task is WORKING the stream has nothing more to send, so no
+        // failing write can tell the server: the runtime must notice the
+        // closed connection itself.
         while (stateOf((await iterator.next()).value as StreamResponse) !== TaskState.WORKING);
         await sleep(300);
         const t0 = Date.now();
