@@ -14,7 +14,7 @@
  */
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { AgentStore, PushSender } from "a2a-http/agent";
-import { AgentCardSchema, AgentInterfaceSchema, AgentSkillSchema, type AgentCard } from "../gen/a2a_pb.js";
+import { AgentCardSchema, type AgentInterfaceSchema, AgentSkillSchema, type AgentCard } from "../gen/a2a_pb.js";
 import { createA2AServiceAgent, type A2AServiceExecutor } from "../gen/a2a_http_agent.js";
 
 export interface ExampleAgentOptions {

@@ -185,7 +185,9 @@ export function clientFor(transport: Transport, agent: TestAgent, options: Clien
   for (const m of A2AService.methods) {
     wrapped[m.localName] = (req: unknown, o: { headers?: HeadersInit; signal?: AbortSignal; timeoutMs?: number } = {}) => {
       const h = new Headers({ "a2a-version": "1.0", ...headers });
-      new Headers(o.headers).forEach((v, k) => h.set(k, v));
+      new Headers(o.headers).forEach((v, k) => {
+        h.set(k, v);
+      });
       return raw[m.localName]!(req, { ...o, headers: h });
     };
   }

@@ -424,7 +424,7 @@ describe("the generated REQUIRED checks (MessageJsonCodec.complete)", () => {
         fc.property(message(desc, 3), (msg) => {
           const missing = requiredViolations(desc, msg).length > 0;
           if (complete(msg)) expect(missing).toBe(false);
-          expect(outcome(() => checkRequired(desc, msg, complete)).hasOwnProperty("error")).toBe(missing);
+          expect(Object.hasOwn(outcome(() => checkRequired(desc, msg, complete)), "error")).toBe(missing);
         }),
         { numRuns: runs },
       );
@@ -439,7 +439,7 @@ describe("the REQUIRED check's fast path", () => {
       fc.assert(
         fc.property(message(desc, 3), (msg) => {
           const missing = requiredViolations(desc, msg).length > 0;
-          expect(outcome(() => checkRequired(desc, msg)).hasOwnProperty("error")).toBe(missing);
+          expect(Object.hasOwn(outcome(() => checkRequired(desc, msg)), "error")).toBe(missing);
         }),
         { numRuns: runs * 4 },
       );

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { MessageSchema, SendMessageConfigurationSchema, SendMessageRequestSchema, Role } from "../../gen/a2a_pb.js";
+import { type MessageSchema, type SendMessageConfigurationSchema, SendMessageRequestSchema, Role } from "../../gen/a2a_pb.js";
 import { checkMessage } from "../../packages/runtime/src/codec/bounds.js";
 import { checkWire } from "../../packages/runtime/src/connect/wire-bounds.js";
 

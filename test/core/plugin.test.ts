@@ -146,9 +146,9 @@ describe("rules that generate with a warning (streaming=warn, same_shape=warn)",
     const res = generate("bad/same_shape_service.proto", "target=ts,same_shape=warn");
     const routes = res.file.find((f) => f.name === "bad/same_shape_service_http.ts")!.content;
     const client = res.file.find((f) => f.name === "bad/same_shape_service_http_client.ts")!.content;
-    expect(routes).toMatch(/\n  get\(request/);
-    expect(routes).not.toMatch(/\n  fetch\(request/);
-    expect(client).not.toMatch(/\n  fetch\(request/);
+    expect(routes).toContain("\n  get(request");
+    expect(routes).not.toContain("\n  fetch(request");
+    expect(client).not.toContain("\n  fetch(request");
   });
 });
 

@@ -19,7 +19,7 @@ import {
   type Client,
 } from "@a2a-js/sdk/client";
 import {
-  A2AError,
+  type A2AError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
@@ -180,7 +180,7 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     expect(first.done).toBe(false);
     const firstEvent = first.value as SdkStreamResponse;
     expect(firstEvent.payload?.$case).toBe("task");
-    expect((firstEvent.payload?.value as SdkTask).id).toBe(task.id);
+    expect((firstEvent.payload?.value as SdkTask | undefined)?.id).toBe(task.id);
 
     await client.cancelTask(req({ id: task.id }));
     const rest: SdkStreamResponse[] = [];

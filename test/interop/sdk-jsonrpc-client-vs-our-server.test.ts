@@ -18,7 +18,7 @@ import {
   type Client,
 } from "@a2a-js/sdk/client";
 import {
-  A2AError,
+  type A2AError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,

@@ -72,7 +72,7 @@ describe("our JSON-RPC client and server", () => {
     const { client } = serve({
       async *subscribeToTask() {
         try {
-          for (let i = 0; ; i++) {
+          for (;;) {
             yield { payload: { case: "statusUpdate", value: { taskId: "t", status: { state: TaskState.WORKING } } } };
             await new Promise((r) => setTimeout(r, 1));
           }

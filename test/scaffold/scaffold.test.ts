@@ -245,6 +245,7 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
     const original = Object.fromEntries(
       ["src/executor.ts", "src/server.ts", "package.json"].map((f) => [f, readFileSync(path(f), "utf8")]),
     );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the executor's source text, a template literal in it
     const shout = original["src/executor.ts"]!.replace("`echo: ${text}`", "`ECHO: ${text.toUpperCase()}`");
     expect(shout).not.toBe(original["src/executor.ts"]);
     writeFileSync(path("src/executor.ts"), shout);

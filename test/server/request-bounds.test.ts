@@ -69,7 +69,7 @@ describe("checkMessage (decoded gRPC messages)", () => {
     const inValue = msg({ kind: { case: "structValue", value: { fields: { constructor: num(1) } } } });
     expect(refusal(() => checkMessage(SendMessageRequestSchema, inValue)).message).toContain("constructor");
     expect(refusal(() => checkMessage(SendMessageRequestSchema, msg(num(1), { a: { constructor: 1 } }))).message).toContain("metadata.a.constructor");
-    expect(refusal(() => checkMessage(SendMessageRequestSchema, msg(num(1), { a: 1e400 }))).httpStatus).toBe(400);
+    expect(refusal(() => checkMessage(SendMessageRequestSchema, msg(num(1), { a: Infinity }))).httpStatus).toBe(400);
   });
   it("refuses an object whose prototype a __proto__ key replaced", () => {
     const fields = { a: num(1) };

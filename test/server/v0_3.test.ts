@@ -4,7 +4,7 @@
 // on POST as on GET (the profile's rule, a2a.ts), as the client POSTs it.
 import { describe, expect, it } from "vitest";
 import { a2aServiceHono } from "../../gen/a2a-v0_3_http_hono.js";
-import { type A2AServiceHandlers } from "../../gen/a2a-v0_3_http.js";
+import type { A2AServiceHandlers } from "../../gen/a2a-v0_3_http.js";
 import { createA2AServiceClient } from "../../gen/a2a-v0_3_http_client.js";
 import { Role, TaskState } from "../../gen/a2a-v0_3_pb.js";
 

@@ -302,7 +302,7 @@ function applyQuery(plan: RoutePlan, root: Message, query: string, commaLists: b
 
 function applyPath(plan: RoutePlan, root: Message, variables: Readonly<Record<string, string>>): void {
   for (const p of plan.paths) {
-    if (!Object.prototype.hasOwnProperty.call(variables, p.name)) continue;
+    if (!Object.hasOwn(variables, p.name)) continue;
     const text = variables[p.name]!;
     let value: FieldValue;
     try {

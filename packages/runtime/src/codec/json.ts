@@ -42,7 +42,7 @@ function reason(e: unknown): string {
     if (isFieldError(cause)) return cause.message;
     // "cannot decode message x.Y from JSON: ..." -> "..."
     const m = /^cannot decode [^:]* from JSON:? ?(.*)$/s.exec(e.message);
-    return m && m[1] ? m[1] : e.message;
+    return m?.[1] || e.message;
   }
   return String(e);
 }
@@ -68,7 +68,6 @@ function locate(
     const value = json[key];
     try {
       fromJson(desc, { [key]: value } as JsonValue, opts);
-      continue;
     } catch (e) {
       const path = prefix === "" ? f.jsonName : `${prefix}.${f.jsonName}`;
       if (f.fieldKind === "message") {

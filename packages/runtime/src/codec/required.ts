@@ -222,7 +222,7 @@ function impliedMask(msg: ReflectMessage, f: DescField): MaskNode | null {
  */
 export function checkRequired(schema: DescMessage, message: Message, complete?: (message: Message) => boolean): void {
   // The generated check (see MessageJsonCodec.complete) reads the same fields by name.
-  if (complete !== undefined && complete(message)) return;
+  if (complete?.(message)) return;
   if (plan(schema) === null) return;
   // Almost every request is complete: find that out by plain property access,
   // and walk again with reflect() and field paths only when something may be missing.

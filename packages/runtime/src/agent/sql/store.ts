@@ -344,7 +344,7 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
         // Free the slot and the tasks before their callers go on, so that a caller's next write finds the store idle.
         inFlight--;
         for (const w of batch) busy.delete(w.id);
-        batch.forEach((w, i) => w.done(outcomes[i]!));
+        for (const [i, w] of batch.entries()) w.done(outcomes[i]!);
         schedule();
       });
     }
