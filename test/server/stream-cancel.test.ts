@@ -145,7 +145,9 @@ describe("the fetch handler alone (Bun, Deno, Workers)", () => {
     const { seen, handlers } = waitingStream();
     const { handle, url, body } = bindings["HTTP+JSON"](handlers);
     const client = new AbortController();
-    const res = await handle(new Request(url, { method: "POST", headers: { ...headers, host: "agent.test" }, body, signal: client.signal }));
+    const res = await handle(
+      new Request(url, { method: "POST", headers: { ...headers, host: "agent.test" }, body, signal: client.signal }),
+    );
     const reader = res.body!.getReader();
     await reader.read();
     const waiting = reader.read();

@@ -56,6 +56,13 @@ function gatedAgent() {
   return { agent, release: () => release() };
 }
 
+/** The parts of the answers the test reads. */
+interface TaskJson {
+  readonly id: string;
+  readonly status: { readonly state: string };
+}
+type Answer = Record<string, unknown> & { task?: TaskJson; result?: { task?: TaskJson } & TaskJson };
+
 const settledWithin = (p: Promise<unknown>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
 
@@ -66,29 +73,37 @@ describe("on a Worker (Hono with an ExecutionContext)", () => {
   const bindings = {
     "HTTP+JSON": {
       app: a2aServiceHono,
-      send: () => new Request("http://agent.test/message:send", {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ message, configuration: { returnImmediately: true } }),
-      }),
+      send: () =>
+        new Request("http://agent.test/message:send", {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ message, configuration: { returnImmediately: true } }),
+        }),
       get: (id: string) => new Request(`http://agent.test/tasks/${id}`, { headers }),
-      task: (body: any) => body.task,
-      read: (body: any) => body,
+      task: (body: Answer) => body.task!,
+      read: (body: Answer) => body as unknown as TaskJson,
     },
     "JSON-RPC": {
       app: a2aServiceJsonRpcHono,
-      send: () => new Request("http://agent.test/", {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message, configuration: { returnImmediately: true } } }),
-      }),
-      get: (id: string) => new Request("http://agent.test/", {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } }),
-      }),
-      task: (body: any) => body.result.task,
-      read: (body: any) => body.result,
+      send: () =>
+        new Request("http://agent.test/", {
+          method: "POST",
+          headers,
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "SendMessage",
+            params: { message, configuration: { returnImmediately: true } },
+          }),
+        }),
+      get: (id: string) =>
+        new Request("http://agent.test/", {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } }),
+        }),
+      task: (body: Answer) => body.result!.task!,
+      read: (body: Answer) => body.result!,
     },
   };
 
@@ -102,7 +117,7 @@ describe("on a Worker (Hono with an ExecutionContext)", () => {
       const { ctx, kept } = fakeExecutionCtx();
       const res = await app.fetch(b.send(), {}, ctx);
       expect(res.status).toBe(200);
-      const task = b.task(await res.json());
+      const task = b.task((await res.json()) as Answer);
       expect(task.status.state).not.toBe("TASK_STATE_COMPLETED");
       expect(kept).toHaveLength(1);
       // The executor is still at work after the answer: the host must not drop it.
@@ -110,7 +125,7 @@ describe("on a Worker (Hono with an ExecutionContext)", () => {
       release();
       expect(await settledWithin(kept[0]!, 2_000)).toBe(true);
       const after = await app.fetch(b.get(task.id), {}, fakeExecutionCtx().ctx);
-      expect(b.read(await after.json()).status.state).toBe("TASK_STATE_COMPLETED");
+      expect(b.read((await after.json()) as Answer).status.state).toBe("TASK_STATE_COMPLETED");
     },
   );
 });
@@ -152,7 +167,7 @@ describe("elsewhere", () => {
     const { seen, handlers } = recording();
     const server = await startBoth(framework, handlers);
     try {
-      const res = await fetch(server.origin + "/tasks/t1", { headers });
+      const res = await fetch(`${server.origin}/tasks/t1`, { headers });
       expect(res.status).toBe(200);
       expect(seen).toEqual(["none"]);
     } finally {

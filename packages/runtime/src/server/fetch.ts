@@ -335,5 +335,3 @@ async function discard(reader: ReadableStreamDefaultReader<Uint8Array> | undefin
 function tooLarge(limit: number): RpcError {
   return new RpcError(Code.RESOURCE_EXHAUSTED, `request body is larger than ${limit} bytes`, [], { httpStatus: 413 });
 }
-
-

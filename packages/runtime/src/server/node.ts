@@ -221,11 +221,7 @@ function preParsed(body: unknown, limit: number): string {
  * as they come, honouring backpressure; when the client goes away the
  * stream is closed (the handler's iterator gets `return()`).
  */
-export async function writeNodeResponse(
-  res: ServerResponse,
-  response: UniversalServerResponse,
-  request: NodeRequest,
-): Promise<void> {
+export async function writeNodeResponse(res: ServerResponse, response: UniversalServerResponse, request: NodeRequest): Promise<void> {
   try {
     await writeResponse(res, response, request);
   } catch {
@@ -306,9 +302,7 @@ async function pumpSse(
 }
 
 /** The Express glue: a middleware that serves every request below the mount point. */
-export function nodeMiddleware(
-  handle: NodeHandler,
-): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
+export function nodeMiddleware(handle: NodeHandler): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
   return (req, res, next) => {
     handle(req, res, { url: req.url ?? "/", native: req, next: () => next() }).catch(next);
   };
