@@ -358,48 +358,49 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /**
    * Runs `fn` after every earlier one for the same task (in this process).
-   * When nothing holds the task, `fn` starts at once, and when it returns no
-   * promise (a publication on the memory store) the task is free again before
-   * this returns, with nothing made to wait on. Otherwise it waits in the
-   * task's queue and starts as soon as the one before it settles (in that
-   * one's settlement, not ticks later): a publication costs its own promise
-   * and one reaction, not a chain of five.
+   * When nothing holds the task, `fn` starts at once, and the lock is taken
+   * only if it returns a promise: nothing else runs during its synchronous
+   * part, so a publication done at once on the memory store takes no lock and
+   * makes nothing to wait on. Otherwise `fn` waits in the task's queue and
+   * starts as soon as the one before it settles (in that one's settlement,
+   * not ticks later): a publication costs its own promise and one reaction,
+   * not a chain of five.
    */
   function locked<R>(topic: string, fn: () => Promise<R>): Promise<R>;
   function locked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R>;
   function locked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R> {
     const waiting = locks.get(topic);
     if (waiting === undefined) {
-      locks.set(topic, []);
-      return startLocked(topic, fn);
+      const result = fn();
+      if (result instanceof Promise) holdUntil(topic, result, []);
+      return result;
     }
     return new Promise<R>((resolve, reject) =>
       waiting.push(() => {
+        // Handed the lock: it is held until `fn` is done.
+        let result: R | Promise<R>;
         try {
-          const r = startLocked(topic, fn);
-          if (r instanceof Promise) r.then(resolve, reject);
-          else resolve(r);
+          result = fn();
         } catch (e) {
-          reject(e);
+          unlock(topic);
+          return reject(e);
+        }
+        if (result instanceof Promise) {
+          holdUntil(topic, result, undefined);
+          result.then(resolve, reject);
+        } else {
+          unlock(topic);
+          resolve(result);
         }
       }),
     );
   }
 
-  /** Runs `fn` holding the task's lock (taken by the caller); frees it when `fn` is done. */
-  function startLocked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R> {
-    let result: R | Promise<R>;
-    try {
-      result = fn();
-    } catch (e) {
-      unlock(topic);
-      throw e;
-    }
-    if (result instanceof Promise) {
-      const free = () => unlock(topic);
-      result.then(free, free);
-    } else unlock(topic);
-    return result;
+  /** Holds the task's lock (taken now when `queue` is given) until `result` settles. */
+  function holdUntil(topic: string, result: Promise<unknown>, queue: (() => void)[] | undefined): void {
+    if (queue) locks.set(topic, queue);
+    const free = () => unlock(topic);
+    result.then(free, free);
   }
 
   /** Hands the task's lock to the first that waits for it, or frees it. */
@@ -574,9 +575,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     // The task's lock keeps the run's publications in the order they were made.
     // On the memory store, with nothing ahead of it, a publication is done
     // within this call: no promise of its own, nothing for the next to wait on.
-    let p: void | Promise<void>;
+    let p: Promise<void> | undefined;
     try {
-      p = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change)));
+      p = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))) as Promise<void> | undefined;
     } catch (e) {
       p = Promise.reject(e);
     }
