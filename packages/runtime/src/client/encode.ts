@@ -6,7 +6,7 @@
  */
 
 const extra = /[!'()*]/g;
-const escapeExtra = (c: string) => "%" + c.charCodeAt(0).toString(16).toUpperCase();
+const escapeExtra = (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
 
 /** Escapes one path segment or query component. Throws URIError on a lone surrogate. */
 export function escapeComponent(value: string): string {

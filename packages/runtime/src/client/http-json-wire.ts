@@ -49,7 +49,7 @@ export function httpJsonWire(options: ClientOptions, profile: ClientProfile): Cl
             }
             const query: string[] = [];
             appendQuery(rpc, first.input, json, "", query);
-            if (query.length > 0) url += "?" + query.join("&");
+            if (query.length > 0) url += `?${query.join("&")}`;
           }
           return { binding: chosen.binding, method: chosen.method, url, body, key: chosen };
         },

@@ -30,7 +30,11 @@ export function callHeaders(options: ClientOptions, defaults: HeaderDefaults): C
     return h;
   };
   const over = (h: Headers, more: HeadersInit | undefined): Headers => {
-    if (more !== undefined) new Headers(more).forEach((v, k) => h.set(k, v));
+    if (more !== undefined) {
+      new Headers(more).forEach((v, k) => {
+        h.set(k, v);
+      });
+    }
     return h;
   };
   if (typeof clientHeaders === "function") {

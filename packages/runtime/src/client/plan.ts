@@ -67,7 +67,7 @@ export function compileBinding(b: RouteBinding, method: string): BindingPlan {
     for (; i < v.start; i++) {
       const s = segments[i]!;
       if (s.kind !== "literal") unfillable = `the template has a "${s.kind}" outside any variable`;
-      parts.push("/" + (s.kind === "literal" ? s.value : s.kind));
+      parts.push(`/${s.kind === "literal" ? s.value : s.kind}`);
     }
     const fields = resolveFieldPath(b.input, v.fieldPath, where);
     const re = valuePattern(segments.slice(v.start, v.end), v.multiSegment);
@@ -87,10 +87,10 @@ export function compileBinding(b: RouteBinding, method: string): BindingPlan {
   for (; i < segments.length; i++) {
     const s = segments[i]!;
     if (s.kind !== "literal") unfillable = `the template has a "${s.kind}" outside any variable`;
-    parts.push("/" + (s.kind === "literal" ? s.value : s.kind));
+    parts.push(`/${s.kind === "literal" ? s.value : s.kind}`);
   }
   if (segments.length === 0) parts.push("/");
-  if (verb !== "") parts.push(":" + verb);
+  if (verb !== "") parts.push(`:${verb}`);
 
   let body: BindingPlan["body"] = "";
   if (b.body === "*") body = "*";
@@ -238,7 +238,7 @@ export function appendQuery(rpc: string, desc: DescMessage, json: JsonObject, pr
         break;
       case "message":
         if (wkt.test(field.message.typeName) || typeof v !== "object" || Array.isArray(v)) out.push(pair(rpc, name, v));
-        else appendQuery(rpc, field.message, v, name + ".", out);
+        else appendQuery(rpc, field.message, v, `${name}.`, out);
         break;
       case "list":
         if (!Array.isArray(v)) break;
@@ -265,7 +265,7 @@ function queryError(rpc: string, name: string, what: string): RpcError {
 function pair(rpc: string, name: string, v: JsonValue): string {
   const text = scalarText(v) ?? JSON.stringify(v);
   try {
-    return escapeComponent(name) + "=" + escapeComponent(text);
+    return `${escapeComponent(name)}=${escapeComponent(text)}`;
   } catch (cause) {
     throw clientError(Code.INVALID_ARGUMENT, `${rpc}: query parameter ${name} is not well-formed Unicode`, cause);
   }

@@ -64,7 +64,7 @@ export async function rpcErrorFromResponse(res: Response, limit = DEFAULT_MAX_RE
   const decoded = rpcErrorFromStatusJson(json, res.status);
   if (decoded) return decoded;
   const snippet = text.replace(/\s+/g, " ").trim().slice(0, SNIPPET);
-  const head = `HTTP ${res.status}${res.statusText ? " " + res.statusText : ""}`;
+  const head = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
   // A bare 502 comes from a proxy in front of the server: the server is unavailable.
   const code = res.status === 502 ? Code.UNAVAILABLE : codeFromHttpStatus(res.status);
   return new RpcError(code, snippet === "" ? head : `${head}: ${snippet}`, [], {
