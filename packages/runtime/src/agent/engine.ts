@@ -744,8 +744,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     }
   }
 
-  /** Checks the request, stores the continued task or prepares the new one, and starts the executor. */
-  async function begin(req: AnyRequest, ctx: HandlerContext, stream: boolean): Promise<Run> {
+  /**
+   * Checks the request, stores the continued task or prepares the new one,
+   * and starts the executor: within this call for a new task that waits for
+   * nothing (no push config to check, no returnImmediately), else a promise.
+   */
+  function begin(req: AnyRequest, ctx: HandlerContext, stream: boolean): Run | Promise<Run> {
     if (closed) throw new RpcError(Code.UNAVAILABLE, "the agent is shutting down");
     const incoming = req.message as MessageLike | undefined;
     if (!incoming) throw A2AErrors.invalidParams("message is required");
@@ -755,59 +759,68 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const config = req.configuration as { taskPushNotificationConfig?: PushConfigLike; historyLength?: number } | undefined;
     checkHistoryLength(config?.historyLength);
     const pushInit = config?.taskPushNotificationConfig;
-    if (pushInit) await requirePush(card).check(pushInit.url);
+    if (pushInit) return Promise.resolve(requirePush(card).check(pushInit.url)).then(() => open(req, ctx, stream, incoming, pushInit));
+    return open(req, ctx, stream, incoming, undefined);
+  }
+
+  /** The task of a checked request, continued or new, and its executor started. */
+  function open(req: AnyRequest, ctx: HandlerContext, stream: boolean, incoming: MessageLike, pushInit: PushConfigLike | undefined): Run | Promise<Run> {
+    if (incoming.taskId !== "") return openContinued(ctx, stream, incoming, pushInit);
+    const controller = new LazyAbort();
+    const key = keyOf(ctx, crypto.randomUUID());
+    const contextId = incoming.contextId || crypto.randomUUID();
+    const message = { ...incoming, taskId: key.id, contextId };
+    const snapshot = make.task({
+      id: key.id,
+      contextId,
+      status: statusOf(TaskState.SUBMITTED, undefined, Date.now()),
+      history: [message],
+    }) as unknown as TaskLike;
+    const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
+    runs.set(run.topic, run);
+    // Asked to answer at once: the task must exist before the executor has said anything.
+    if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
+      return settingUp(run, () => locked(run.topic, async () => store1st(run))).then(() => launch(run, ctx, stream, message, snapshot, false));
+    }
+    return launch(run, ctx, stream, message, snapshot, false);
+  }
+
+  /** A message to an existing task: its turn stored (WORKING, the message in its history) under the task's lock. */
+  async function openContinued(ctx: HandlerContext, stream: boolean, incoming: MessageLike, pushInit: PushConfigLike | undefined): Promise<Run> {
     const controller = new LazyAbort();
     const at = Date.now();
-    let run: Run;
-    let snapshot: TaskLike;
-    let message: MessageLike;
-    if (incoming.taskId !== "") {
-      const key = keyOf(ctx, incoming.taskId);
-      run = newRun(key, controller, undefined);
-      const continued = await locked(run.topic, async () => {
-        const stored = await store.tasks.get(key);
-        if (!stored) throw A2AErrors.taskNotFound(key.id);
-        const { task, version } = stored;
-        const state = task.status?.state ?? 0;
-        if (isTerminal(state)) {
-          throw A2AErrors.unsupportedOperation(`task ${key.id} is ${stateName(state)}: it takes no more messages`, { taskId: key.id });
-        }
-        if (incoming.contextId !== "" && incoming.contextId !== task.contextId) {
-          throw A2AErrors.invalidParams(`contextId ${incoming.contextId} is not the context of task ${key.id} (${task.contextId})`);
-        }
-        // Across instances the stored state tells: an executor somewhere is at work until it ends or is interrupted.
-        if (runs.has(run.topic) || (shared && !isInterrupted(state))) {
-          throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, { taskId: key.id });
-        }
-        // Before anything of this turn is stored, so that a refused config leaves the task as it was.
-        if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key));
-        const m = { ...incoming, contextId: task.contextId };
-        const next = statusChange({ ...task, history: [...task.history, m] }, TaskState.WORKING, undefined, at);
-        const version2 = await commit(key, run.topic, version, next.task, next.event);
-        runs.set(run.topic, run);
-        run.latest = { task: next.task, version: version2 };
-        return { task: next.task, version: version2, message: m };
-      });
-      run.first.resolve({ task: continued.task, version: continued.version });
-      snapshot = continued.task;
-      message = continued.message;
-    } else {
-      const key = keyOf(ctx, crypto.randomUUID());
-      const contextId = incoming.contextId || crypto.randomUUID();
-      message = { ...incoming, taskId: key.id, contextId };
-      snapshot = make.task({
-        id: key.id,
-        contextId,
-        status: statusOf(TaskState.SUBMITTED, undefined, at),
-        history: [message],
-      }) as unknown as TaskLike;
-      run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
-      runs.set(run.topic, run);
-      // Asked to answer at once: the task must exist before the executor has said anything.
-      if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
-        await settingUp(run, () => locked(run.topic, async () => store1st(run)));
+    const key = keyOf(ctx, incoming.taskId);
+    const run = newRun(key, controller, undefined);
+    const continued = await locked(run.topic, async () => {
+      const stored = await store.tasks.get(key);
+      if (!stored) throw A2AErrors.taskNotFound(key.id);
+      const { task, version } = stored;
+      const state = task.status?.state ?? 0;
+      if (isTerminal(state)) {
+        throw A2AErrors.unsupportedOperation(`task ${key.id} is ${stateName(state)}: it takes no more messages`, { taskId: key.id });
       }
-    }
+      if (incoming.contextId !== "" && incoming.contextId !== task.contextId) {
+        throw A2AErrors.invalidParams(`contextId ${incoming.contextId} is not the context of task ${key.id} (${task.contextId})`);
+      }
+      // Across instances the stored state tells: an executor somewhere is at work until it ends or is interrupted.
+      if (runs.has(run.topic) || (shared && !isInterrupted(state))) {
+        throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, { taskId: key.id });
+      }
+      // Before anything of this turn is stored, so that a refused config leaves the task as it was.
+      if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key));
+      const m = { ...incoming, contextId: task.contextId };
+      const next = statusChange({ ...task, history: [...task.history, m] }, TaskState.WORKING, undefined, at);
+      const version2 = await commit(key, run.topic, version, next.task, next.event);
+      runs.set(run.topic, run);
+      run.latest = { task: next.task, version: version2 };
+      return { task: next.task, version: version2, message: m };
+    });
+    run.first.resolve({ task: continued.task, version: continued.version });
+    return launch(run, ctx, stream, continued.message, continued.task, true);
+  }
+
+  /** Starts the executor on the task (subscribing a stream first). */
+  function launch(run: Run, ctx: HandlerContext, stream: boolean, message: MessageLike, snapshot: TaskLike, continued: boolean): Run {
     // Subscribed before the executor starts, so a stream misses none of its events.
     if (stream) run.subscriber = hub.subscribe(run.topic);
     start(run, {
@@ -816,13 +829,13 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       get task() {
         return clone(schemas.task, snapshot as never) as unknown as T["task"];
       },
-      continued: incoming.taskId !== "",
+      continued,
       taskId: run.key.id,
       contextId: snapshot.contextId,
       tenant: run.key.tenant,
       owner: run.key.owner,
       get signal() {
-        return controller.signal;
+        return run.controller.signal;
       },
       context: ctx as T["context"],
     } as ExecutorInput<T>);
@@ -885,44 +898,52 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   function start(run: Run, input: ExecutorInput<T>): void {
     const task = updater(run, input.contextId);
     live.add(run);
-    const finish = async (error: unknown) => {
-      if (run.chain) await run.chain.catch(() => {});
-      try {
-        if (!run.done) {
-          if (closed) {
-            const reason = "the agent shut down before the task finished";
-            await publish(run, (t, at) => statusChange(t, TaskState.FAILED, agentMessage(reason, run.key.id, input.contextId), at));
-          } else if (error === undefined) await publish(run, (t, at) => statusChange(t, TaskState.COMPLETED, undefined, at));
-          else {
-            if (!isRpcError(error)) onError(error);
-            const reason = isRpcError(error) ? error.message : "the agent failed while working on the task";
-            await publish(run, (t, at) => statusChange(t, TaskState.FAILED, agentMessage(reason, run.key.id, input.contextId), at));
-          }
-        }
-      } catch (e) {
-        if (!run.done) onError(e);
-        // Nothing could be stored: the request answers this error.
-        run.first.reject(e);
-      } finally {
-        if (runs.get(run.topic) === run) runs.delete(run.topic);
-        live.delete(run);
-        run.done = true;
-        run.settled.resolve();
-        if (!run.first.done) run.first.reject(new RpcError(Code.INTERNAL, "the task could not be stored"));
-        run.returned.resolve();
-      }
-    };
     let result: void | Promise<void>;
     try {
       result = executor(input, task);
     } catch (e) {
-      void finish(e);
+      void finish(run, input.contextId, e);
       return;
     }
     Promise.resolve(result).then(
-      () => finish(undefined),
-      (e) => finish(e),
+      // The usual end: the executor ended the task itself, and nothing it published is pending.
+      () => (run.done && run.chain === undefined ? over(run) : finish(run, input.contextId, undefined)),
+      (e) => finish(run, input.contextId, e),
     );
+  }
+
+  /** After the executor returned (or threw) and its last publication settled: COMPLETED or FAILED unless it ended the task. */
+  async function finish(run: Run, contextId: string, error: unknown): Promise<void> {
+    if (run.chain) await run.chain.catch(() => {});
+    try {
+      if (!run.done) {
+        if (closed) {
+          const reason = "the agent shut down before the task finished";
+          await publish(run, (t, at) => statusChange(t, TaskState.FAILED, agentMessage(reason, run.key.id, contextId), at));
+        } else if (error === undefined) await publish(run, (t, at) => statusChange(t, TaskState.COMPLETED, undefined, at));
+        else {
+          if (!isRpcError(error)) onError(error);
+          const reason = isRpcError(error) ? error.message : "the agent failed while working on the task";
+          await publish(run, (t, at) => statusChange(t, TaskState.FAILED, agentMessage(reason, run.key.id, contextId), at));
+        }
+      }
+    } catch (e) {
+      if (!run.done) onError(e);
+      // Nothing could be stored: the request answers this error.
+      run.first.reject(e);
+    } finally {
+      over(run);
+    }
+  }
+
+  /** The run is over: its task takes a follow-up, and whoever waits for it hears so. */
+  function over(run: Run): void {
+    if (runs.get(run.topic) === run) runs.delete(run.topic);
+    live.delete(run);
+    run.done = true;
+    run.settled.resolve();
+    if (!run.first.done) run.first.reject(new RpcError(Code.INTERNAL, "the task could not be stored"));
+    run.returned.resolve();
   }
 
   /** Waits for `p` unless the client goes away first. */
@@ -975,18 +996,43 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   // --- the handlers -------------------------------------------------------------
 
-  const handlers = {
-    async sendMessage(req: AnyRequest, ctx: HandlerContext) {
-      const run = await begin(req, ctx, false);
-      const config = req.configuration as { returnImmediately?: boolean; historyLength?: number } | undefined;
-      // A quick executor has often settled its task already: no wait (and no AbortSignal for it) then.
-      if (!config?.returnImmediately && !run.settled.done) await unlessAborted(run.settled.promise, ctx.signal);
-      // Settled, the run has mostly stored its task already: no second wait then.
-      const first = run.first.done && run.first.value !== undefined ? run.first.value : await unlessAborted(run.first.promise, ctx.signal);
-      if (first && "message" in first) return { payload: { case: "message", value: first.message } };
-      const stored = mem ? mem.get(run.key) : await store.tasks.get(run.key);
+  type SendAnswer = { payload: { case: "task"; value: TaskLike } | { case: "message"; value: MessageLike } };
+  type First = Awaited<Run["first"]["promise"]>;
+
+  /** SendMessage's answer: once the task has settled (unless returnImmediately), the Message replied or the task as stored. */
+  function sendAnswer(run: Run, req: AnyRequest, ctx: HandlerContext): SendAnswer | Promise<SendAnswer> {
+    const config = req.configuration as { returnImmediately?: boolean; historyLength?: number } | undefined;
+    // A quick executor has often settled its task already: no wait (and no AbortSignal for it) then.
+    if (!config?.returnImmediately && !run.settled.done) {
+      return unlessAborted(run.settled.promise, ctx.signal).then(() => sendAnswerOf(run, config, ctx));
+    }
+    return sendAnswerOf(run, config, ctx);
+  }
+
+  function sendAnswerOf(run: Run, config: { historyLength?: number } | undefined, ctx: HandlerContext): SendAnswer | Promise<SendAnswer> {
+    // Settled, the run has mostly stored its task already: no second wait then.
+    if (run.first.done && run.first.value !== undefined) return answerWith(run, run.first.value, config);
+    return unlessAborted(run.first.promise, ctx.signal).then((first) => answerWith(run, first, config));
+  }
+
+  function answerWith(run: Run, first: First | undefined, config: { historyLength?: number } | undefined): SendAnswer | Promise<SendAnswer> {
+    if (first && "message" in first) return { payload: { case: "message", value: first.message } };
+    const answer = (stored: { task: TaskLike } | undefined): SendAnswer => {
       if (!stored) throw A2AErrors.taskNotFound(run.key.id);
       return { payload: { case: "task", value: view(stored.task, config?.historyLength) } };
+    };
+    return mem ? answer(mem.get(run.key)) : store.tasks.get(run.key).then(answer);
+  }
+
+  const handlers = {
+    sendMessage(req: AnyRequest, ctx: HandlerContext) {
+      // A new task that a quick executor settles within its call (on the memory store) is answered within this one.
+      try {
+        const run = begin(req, ctx, false);
+        return run instanceof Promise ? run.then((r) => sendAnswer(r, req, ctx)) : sendAnswer(run, req, ctx);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
 
     async *sendStreamingMessage(req: AnyRequest, ctx: HandlerContext) {
