@@ -10,6 +10,7 @@ import { A2AErrors } from "../a2a.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
+import { TaskStream, type Follow } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import type { PushSender } from "./push-sender.js";
@@ -966,32 +967,14 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   /**
-   * The events of a task after `afterSeq` until it ends or is interrupted (or
-   * the client leaves): each once, in order. An event seen twice (published
-   * here and caught up from the store) is dropped; one after a gap (a
-   * notification from another instance lost or late) is preceded by what the
-   * store has in between.
+   * How a stream follows a task after `afterSeq` until an event ends it: from
+   * the subscriber, each event once and in order (see TaskStream), a gap
+   * filled from the store.
    */
-  async function* follow(sub: Subscriber, key: TaskKey, afterSeq: number, signal: AbortSignal): AsyncGenerator<ProtoMessage> {
+  function followOf(sub: Subscriber, key: TaskKey, afterSeq: number): Follow {
     const topic = topicOf(key);
     if (!handed.has(topic)) handed.set(topic, afterSeq);
-    let last = afterSeq;
-    try {
-      for (;;) {
-        const e = sub.take() ?? (await sub.next(signal));
-        if (!e) return;
-        if (e.seq <= last) continue;
-        const batch = e.seq === last + 1 ? [e] : await store.tasks.events(key, last);
-        for (const x of batch) {
-          if (x.seq <= last) continue;
-          last = x.seq;
-          yield x.event;
-          if (endsStream(x.event)) return;
-        }
-      }
-    } finally {
-      sub.close();
-    }
+    return { sub, afterSeq, events: (after) => store.tasks.events(key, after) };
   }
 
   // --- the handlers -------------------------------------------------------------
@@ -1035,24 +1018,29 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       }
     },
 
-    async *sendStreamingMessage(req: AnyRequest, ctx: HandlerContext) {
-      requireStreaming();
-      const run = await begin(req, ctx, true);
-      const sub = run.subscriber!;
-      try {
-        // The stream's first event waits for the executor: a Message reply, or the task once it is stored.
-        const first = await unlessAborted(run.first.promise, ctx.signal);
-        if (first === undefined) return;
-        if ("message" in first) {
-          yield { payload: { case: "message", value: first.message } };
-          return;
-        }
-        yield { payload: { case: "task", value: first.task } };
-        if (endsStream(taskEvent(first.task))) return;
-        yield* follow(sub, run.key, first.version, ctx.signal);
-      } finally {
-        sub.close();
-      }
+    sendStreamingMessage(req: AnyRequest, ctx: HandlerContext) {
+      return new TaskStream(
+        async () => {
+          requireStreaming();
+          const run = await begin(req, ctx, true);
+          const sub = run.subscriber!;
+          try {
+            // The stream's first event waits for the executor: a Message reply, or the task once it is stored.
+            const settled = run.first.done && run.first.value !== undefined && !ctx.signal.aborted;
+            const first = settled ? run.first.value : await unlessAborted(run.first.promise, ctx.signal);
+            if (first === undefined) return { first: [], follow: undefined, sub };
+            if ("message" in first) return { first: [{ payload: { case: "message", value: first.message } }], follow: undefined, sub };
+            const head = [{ payload: { case: "task", value: first.task } }];
+            if (endsTask(first.task)) return { first: head, follow: undefined, sub };
+            return { first: head, follow: followOf(sub, run.key, first.version), sub };
+          } catch (e) {
+            sub.close();
+            throw e;
+          }
+        },
+        endsStream,
+        () => ctx.signal,
+      );
     },
 
     async getTask(req: AnyRequest, ctx: HandlerContext) {
@@ -1108,24 +1096,30 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       });
     },
 
-    async *subscribeToTask(req: AnyRequest, ctx: HandlerContext) {
-      requireStreaming();
-      const key = keyOf(ctx, req.id);
-      // Another instance's events reach this one only once it listens.
-      await watching;
-      const sub = hub.subscribe(topicOf(key));
-      try {
-        const stored = await store.tasks.get(key);
-        if (!stored) throw A2AErrors.taskNotFound(req.id);
-        const state = stored.task.status?.state ?? 0;
-        if (isTerminal(state)) {
-          throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, { taskId: req.id });
-        }
-        yield { payload: { case: "task", value: stored.task } };
-        yield* follow(sub, key, stored.version, ctx.signal);
-      } finally {
-        sub.close();
-      }
+    subscribeToTask(req: AnyRequest, ctx: HandlerContext) {
+      return new TaskStream(
+        async () => {
+          requireStreaming();
+          const key = keyOf(ctx, req.id);
+          // Another instance's events reach this one only once it listens.
+          await watching;
+          const sub = hub.subscribe(topicOf(key));
+          try {
+            const stored = await store.tasks.get(key);
+            if (!stored) throw A2AErrors.taskNotFound(req.id);
+            const state = stored.task.status?.state ?? 0;
+            if (isTerminal(state)) {
+              throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, { taskId: req.id });
+            }
+            return { first: [{ payload: { case: "task", value: stored.task } }], follow: followOf(sub, key, stored.version), sub };
+          } catch (e) {
+            sub.close();
+            throw e;
+          }
+        },
+        endsStream,
+        () => ctx.signal,
+      );
     },
 
     async createTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
@@ -1370,6 +1364,12 @@ function statusTime(task: TaskLike): number {
 function stateOfEvent(event: ProtoMessage): number {
   const payload = (event as unknown as { payload: { case: string; value: { status?: { state: number } } } }).payload;
   return payload.case === "statusUpdate" || payload.case === "task" ? (payload.value.status?.state ?? 0) : 0;
+}
+
+/** Whether a stream that gives this task as it is now ends with it (it ended or waits for the client). */
+function endsTask(task: TaskLike): boolean {
+  const state = task.status?.state ?? 0;
+  return isTerminal(state) || isInterrupted(state);
 }
 
 function endsStream(event: ProtoMessage): boolean {

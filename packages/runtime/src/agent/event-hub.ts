@@ -32,21 +32,21 @@ export class Subscriber {
     this.wake?.();
   }
 
-  /** The next event if one is queued, without waiting: a reader that keeps up pays no promise per event. */
+  /** The next event if one is queued, without waiting: a reader that keeps up pays no promise per event (else see ready()). */
   take(): StoredEvent | undefined {
     return this.queue.shift();
   }
 
   /**
-   * The next event; undefined once the subscription is closed or `signal`
-   * fires. Throws the error that cut a slow subscriber off.
+   * Waits until an event is queued (true: take() has it) or the subscription
+   * is closed or `signal` fires (false). Throws the error that cut a slow
+   * subscriber off, once the events queued before it have been taken.
    */
-  async next(signal: AbortSignal): Promise<StoredEvent | undefined> {
+  async ready(signal: AbortSignal): Promise<boolean> {
     for (;;) {
-      const event = this.queue.shift();
-      if (event) return event;
+      if (this.queue.length > 0) return true;
       if (this.error) throw this.error;
-      if (this.closed || signal.aborted) return undefined;
+      if (this.closed || signal.aborted) return false;
       // One abort listener per subscription, not one per event waited for.
       if (this.signal !== signal) {
         this.signal?.removeEventListener("abort", this.onAbort);
