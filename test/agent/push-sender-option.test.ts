@@ -100,7 +100,9 @@ function recordingSender() {
 
 describe("the engine's pushSender option", () => {
   test("a card that says pushNotifications: true without a sender is refused at creation, naming a2a-http/push", () => {
-    expect(() => agent({ card: card(true) })).toThrow(/pushNotifications: true but there is no pushSender.*createPushSender\(\) from "a2a-http\/push"/);
+    expect(() => agent({ card: card(true) })).toThrow(
+      /pushNotifications: true but there is no pushSender.*createPushSender\(\) from "a2a-http\/push"/,
+    );
     expect(() => agent({ card: card(false) })).not.toThrow();
   });
 
@@ -116,7 +118,9 @@ describe("the engine's pushSender option", () => {
     expect(taskId).not.toBe("");
     const refused = "PUSH_NOTIFICATION_NOT_SUPPORTED: push notifications are not available: this agent has no push sender";
     const url = "https://example.com/hook";
-    expect(await reasonOf(() => a.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId, url }), ctx()))).toBe(refused);
+    expect(await reasonOf(() => a.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId, url }), ctx()))).toBe(
+      refused,
+    );
     expect(await reasonOf(() => a.listTaskPushNotificationConfigs({ taskId } as never, ctx()))).toBe(refused);
     expect(await reasonOf(() => a.getTaskPushNotificationConfig({ taskId, id: "c" } as never, ctx()))).toBe(refused);
     expect(await reasonOf(() => a.deleteTaskPushNotificationConfig({ taskId, id: "c" } as never, ctx()))).toBe(refused);
