@@ -155,15 +155,20 @@ function maker(desc: DescMessage): (init: Init) => ProtoMessage {
   const zero = create(desc) as unknown as Init;
   if (Object.getPrototypeOf(zero) !== Object.prototype) return (init) => create(desc, init as never);
   // Lists, maps and oneof ADTs are mutable: each message gets its own.
-  const fresh: [string, () => unknown][] = [];
+  const names: string[] = [];
+  const kinds: ("oneof" | "list" | "map")[] = [];
   for (const m of desc.members) {
-    if (m.kind === "oneof") fresh.push([m.localName, () => ({ case: undefined })]);
-    else if (m.fieldKind === "list") fresh.push([m.localName, () => []]);
-    else if (m.fieldKind === "map") fresh.push([m.localName, () => ({})]);
+    const kind = m.kind === "oneof" ? "oneof" : m.fieldKind === "list" || m.fieldKind === "map" ? m.fieldKind : undefined;
+    if (kind === undefined) continue;
+    names.push(m.localName);
+    kinds.push(kind);
   }
   return (init) => {
     const msg: Init = { ...zero };
-    for (const [name, make] of fresh) if (init[name] == null) msg[name] = make();
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (init[name] == null) msg[name] = kinds[i] === "oneof" ? { case: undefined } : kinds[i] === "list" ? [] : {};
+    }
     for (const k in init) {
       const v = init[k];
       if (v != null) msg[k] = v;
@@ -174,10 +179,18 @@ function maker(desc: DescMessage): (init: Init) => ProtoMessage {
 
 const makeTimestamp = maker(TimestampSchema);
 
+/** The last second made an int64 of, and that int64 (a bigint, or a string without BigInt): the next status is often in the same second. */
+let lastSecond = NaN;
+let lastSeconds: ReturnType<typeof protoInt64.parse> = protoInt64.zero;
+
 /** As protobuf-es's timestampFromMs. */
 function timestampFromMs(ms: number): ProtoMessage {
   const seconds = Math.floor(ms / 1000);
-  return makeTimestamp({ seconds: protoInt64.parse(seconds), nanos: (ms - seconds * 1000) * 1000000 });
+  if (seconds !== lastSecond) {
+    lastSeconds = protoInt64.parse(seconds);
+    lastSecond = seconds;
+  }
+  return makeTimestamp({ seconds: lastSeconds, nanos: (ms - seconds * 1000) * 1000000 });
 }
 
 /** One executor at work on one task, in this process. */
@@ -676,10 +689,12 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   function artifactChange(task: TaskLike, artifact: TaskLike["artifacts"][number], append: boolean, lastChunk: boolean) {
-    const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-    const artifacts = [...task.artifacts];
-    if (i < 0) artifacts.push(artifact);
-    else artifacts[i] = append ? { ...artifacts[i]!, parts: [...artifacts[i]!.parts, ...artifact.parts] } : artifact;
+    // A copy of what changes (a stored task may still be being written to a client).
+    const artifacts = task.artifacts.slice();
+    let i = 0;
+    while (i < artifacts.length && artifacts[i]!.artifactId !== artifact.artifactId) i++;
+    if (i === artifacts.length) artifacts.push(artifact);
+    else artifacts[i] = append ? { ...artifacts[i]!, parts: artifacts[i]!.parts.concat(artifact.parts) } : artifact;
     const value = make.artifactUpdate({ taskId: task.id, contextId: task.contextId, artifact, append, lastChunk });
     const event = make.stream({ payload: { case: "artifactUpdate", value } });
     return { task: { ...task, artifacts }, event };
