@@ -79,19 +79,33 @@ export function tenantBeforeBody(
   rawQuery: string,
   tenantField: string | undefined,
 ): string | undefined {
-  const tenantScoped = tenantField !== undefined;
-  for (const v of route.path.variables) {
-    if (v.multiSegment) continue;
-    const name = v.fieldPath.join(".");
-    if (!tenantScoped && name !== A2A_TENANT) continue;
-    const value = variables[name];
-    if (value !== undefined && value !== "") checkPathValue(name === A2A_TENANT ? A2A_TENANT : `path variable ${name}`, value);
+  for (const v of checkedVariables(route, tenantField !== undefined)) {
+    const value = variables[v.name];
+    if (value !== undefined && value !== "") checkPathValue(v.label, value);
   }
   const fromPath = route.path.variables.length > 0 ? variables[A2A_TENANT] : undefined;
-  if (route.body === "*" || !tenantScoped) return fromPath || undefined;
+  if (route.body === "*" || tenantField === undefined) return fromPath || undefined;
   const fromQuery = queryTenant(rawQuery);
   if (fromQuery) checkPathValue(A2A_TENANT, fromQuery);
   return effectiveTenant(fromPath, "path", fromQuery, "query");
+}
+
+/** Per route: the one-segment path variables {@link tenantBeforeBody} checks, with the name its errors give them. */
+const checkedByRoute = new WeakMap<RouteBinding, readonly { name: string; label: string }[]>();
+
+function checkedVariables(route: RouteBinding, tenantScoped: boolean): readonly { name: string; label: string }[] {
+  let out = checkedByRoute.get(route);
+  if (out === undefined) {
+    const list: { name: string; label: string }[] = [];
+    for (const v of route.path.variables) {
+      if (v.multiSegment) continue;
+      const name = v.fieldPath.join(".");
+      if (name === A2A_TENANT) list.push({ name, label: A2A_TENANT });
+      else if (tenantScoped) list.push({ name, label: `path variable ${name}` });
+    }
+    checkedByRoute.set(route, (out = list));
+  }
+  return out;
 }
 
 /**

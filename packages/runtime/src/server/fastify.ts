@@ -2,13 +2,8 @@ import { METHODS, type IncomingMessage, type ServerResponse } from "node:http";
 import { withA2AErrorInfo } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import {
-  createHttpHandler,
-  type HttpHandlerOptions,
-  type ResponseHeaders,
-  type UniversalHandler,
-  type UniversalServerResponse,
-} from "./core.js";
+import { createHttpHandler, type HttpHandlerOptions } from "./http-json.js";
+import type { ResponseHeaders, UniversalHandler, UniversalServerResponse } from "./request.js";
 import { serveNode, writeNodeResponse, type NodeRequest } from "./node.js";
 import { originPath, stripMountSegments } from "./mount.js";
 

@@ -41,23 +41,41 @@ export function createHostCheck(
 ): ((host: string | undefined, listener: () => Listener | undefined) => RpcError | undefined) | undefined {
   if (option === "any") return undefined;
   if (option === undefined || option === "auto") {
-    // One list per listening address and port: a server has one or two.
-    const byListener = new Map<string, Entry[] | null>();
+    // One check per listening address and port (a server has one or two),
+    // found by the connection's listener object after its first request.
+    type Check = ((host: string | undefined) => RpcError | undefined) | null;
+    const byAddress = new Map<string, Check>();
+    const byListener = new WeakMap<Listener, Check>();
     return (host, listener) => {
       const l = listener();
       if (l === undefined) return undefined;
-      const key = `${l.address} ${l.port}`;
-      let entries = byListener.get(key);
-      if (entries === undefined) {
-        entries = isLoopback(l.address) ? loopbackEntries(l) : null;
-        if (byListener.size < 16) byListener.set(key, entries);
+      let check = byListener.get(l);
+      if (check === undefined) {
+        const key = `${l.address} ${l.port}`;
+        check = byAddress.get(key);
+        if (check === undefined) {
+          check = isLoopback(l.address) ? hostCheckOf(loopbackEntries(l), a2a) : null;
+          if (byAddress.size < 16) byAddress.set(key, check);
+        }
+        byListener.set(l, check);
       }
-      return entries === null ? undefined : verdict(host, entries, a2a);
+      return check === null ? undefined : check(host);
     };
   }
   if (!Array.isArray(option)) throw new TypeError(`allowedHosts must be "auto", "any" or a list of host names, not ${JSON.stringify(option)}`);
-  const entries = option.map(parseEntry);
-  return (host) => verdict(host, entries, a2a);
+  const check = hostCheckOf(option.map(parseEntry), a2a);
+  return (host) => check(host);
+}
+
+/** The check of Host values against `entries`; the values it served are remembered (a server sees a few). */
+function hostCheckOf(entries: readonly Entry[], a2a: boolean): (host: string | undefined) => RpcError | undefined {
+  const served = new Set<string>();
+  return (host) => {
+    if (host !== undefined && served.has(host)) return undefined;
+    const err = verdict(host, entries, a2a);
+    if (err === undefined && served.size < 64) served.add(host!);
+    return err;
+  };
 }
 
 function verdict(host: string | undefined, entries: readonly Entry[], a2a: boolean): RpcError | undefined {

@@ -51,6 +51,9 @@ export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext,
 
 type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
+/** The extensions of a request that asks for none (most): one frozen list, not one per request. */
+const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
+
 /** A matched request on its way to the handler, past routing and the context. */
 interface Call {
   readonly route: RouteBinding;
@@ -200,7 +203,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         : route.path.variables.length > 0
           ? match.variables[A2A_TENANT]
           : undefined;
-      ctx = new ServerContext(route.rpc, tenant, req, a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [], deadline);
+      const extensions = a2a ? req.header("a2a-extensions") : undefined;
+      ctx = new ServerContext(route.rpc, tenant, req, extensions ? parseA2AExtensions(extensions) : NO_EXTENSIONS, deadline);
       const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler };
       if (contextFactory) {
         let extra: unknown;
