@@ -5,7 +5,7 @@
 // fall-through, the unary timeout and SSE keep-alive comments.
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import express from "express";
 import { RpcError, Code, SseStream, type HandlerContext } from "a2a-http";
 import { frameworks, start, type Running } from "./harness.js";
@@ -397,5 +397,24 @@ describe("SseStream", () => {
     stream.close();
     expect(await next).toBeUndefined();
     expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  test("events that come at once cost no timer each: one keep-alive timer a stream, gone when it ends", async () => {
+    async function* events() {
+      for (let i = 0; i < 50; i++) yield i;
+    }
+    const set = vi.spyOn(globalThis, "setTimeout");
+    const clear = vi.spyOn(globalThis, "clearTimeout");
+    try {
+      const stream = new SseStream(events()[Symbol.asyncIterator](), "data: first\n\n", (x) => `data: ${String(x)}\n\n`, () => "", 10_000);
+      const chunks: string[] = [];
+      for (let c = await stream.next(); c !== undefined; c = await stream.next()) chunks.push(c);
+      expect(chunks).toHaveLength(51);
+      expect(set.mock.calls.filter((c) => c[1] === 10_000)).toHaveLength(1);
+      expect(clear).toHaveBeenCalledTimes(1);
+    } finally {
+      set.mockRestore();
+      clear.mockRestore();
+    }
   });
 });

@@ -58,8 +58,20 @@ export class SseStream {
   private closed = false;
   /** The handler's `next()` that a keep-alive comment interrupted: still the one to wait for. */
   private inflight: Promise<IteratorResult<unknown>> | undefined;
-  /** Ends the keep-alive wait early, so a closed stream holds no timer. */
-  private stopWaiting: (() => void) | undefined;
+  /**
+   * The wait for the handler's `next()` in progress: resolves true when it
+   * settles, false when a keep-alive is due (or the stream is closed).
+   */
+  private wake: ((settled: boolean) => void) | undefined;
+  /** When that wait began (ms since the epoch). */
+  private waitStart = 0;
+  /**
+   * The stream's one keep-alive timer. It is not cleared when an event comes
+   * (a timer per event costs more than the event), only re-armed when it
+   * fires during a wait that began later; it stops when it fires with no
+   * wait in progress, and when the stream ends.
+   */
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly iterator: AsyncIterator<unknown>,
@@ -84,21 +96,19 @@ export class SseStream {
     let r: IteratorResult<unknown>;
     try {
       const p = (this.inflight ??= this.iterator.next());
-      if (this.keepAliveMs > 0) {
-        const wait = settlesWithin(p, this.keepAliveMs);
-        this.stopWaiting = wait.cancel;
-        const settled = await wait.settled;
-        this.stopWaiting = undefined;
-        if (!settled) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
-      }
+      if (this.keepAliveMs > 0 && !(await this.settlesBeforeKeepAlive(p))) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
       this.inflight = undefined;
       r = await p;
     } catch (e) {
       this.inflight = undefined;
       this.finished = true;
+      this.stopTimer();
       return this.closed ? undefined : this.errorEvent(e);
     }
-    if (r.done) this.finished = true;
+    if (r.done) {
+      this.finished = true;
+      this.stopTimer();
+    }
     if (r.done || this.closed) return undefined;
     try {
       return this.encode(r.value);
@@ -108,29 +118,48 @@ export class SseStream {
     }
   }
 
+  /** True when `p` settles (either way) before a keep-alive is due, false when one is (or the stream closes); never rejects. */
+  private settlesBeforeKeepAlive(p: Promise<unknown>): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      this.wake = resolve;
+      this.waitStart = Date.now();
+      this.timer ??= setTimeout(this.onTimer, this.keepAliveMs);
+      // Every wait is on the current `inflight`: its settling ends the wait in progress.
+      p.then(this.onSettled, this.onSettled);
+    });
+  }
+
+  private readonly onSettled = () => this.settle(true);
+
+  private readonly onTimer = () => {
+    this.timer = undefined;
+    if (this.wake === undefined) return;
+    const left = this.waitStart + this.keepAliveMs - Date.now();
+    if (left > 0) this.timer = setTimeout(this.onTimer, left);
+    else this.settle(false);
+  };
+
+  private settle(settled: boolean): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.(settled);
+  }
+
+  private stopTimer(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   /** Ends the stream early (the client went away): calls the iterator's `return()` once. */
   close(): void {
     this.pending = undefined;
-    this.stopWaiting?.();
+    this.stopTimer();
+    this.settle(false);
     if (this.closed) return;
     this.closed = true;
     if (!this.finished) closeIterator(this.iterator);
   }
-}
-
-/** `settled` is true when `p` settles (either way) within `ms`, false on the timer or `cancel()`; never rejects. */
-function settlesWithin(p: Promise<unknown>, ms: number): { settled: Promise<boolean>; cancel: () => void } {
-  let cancel!: () => void;
-  const settled = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = (value: boolean) => () => {
-      clearTimeout(timer);
-      resolve(value);
-    };
-    cancel = done(false);
-    p.then(done(true), done(true));
-  });
-  return { settled, cancel };
 }
 
 /** Calls an iterator's `return()`, ignoring its failure: nothing listens any more. */
