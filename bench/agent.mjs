@@ -7,10 +7,11 @@
 // - the floor: the same generated adapter with a handler and no engine, that
 //   answers a prebuilt Task (echo) or yields prebuilt events (stream).
 //
-//   npm run generate && node bench/agent.mjs [--quick] [seconds-per-run] [rounds]
-//   node bench/agent.mjs --profile [seconds]   (the engine alone, one case at a time,
-//     under V8's sampling profiler after the warm-up; default 8 s: prints the
-//     hottest functions, time by module, and the engine's functions inclusive)
+//   npm run generate && node bench/agent.mjs [--quick] [--case=echo|stream] [seconds-per-run] [rounds]
+//   node bench/agent.mjs --profile[=floor|sdk] [seconds]   (the engine, or the
+//     contender named, alone, one case at a time, under V8's sampling profiler
+//     after the warm-up; default 8 s: prints the hottest functions, time by
+//     module, and the engine's functions inclusive)
 //
 // Two cases, each a new task per request:
 // - echo: a blocking SendMessage; the executor is `task.complete("echo: " + text)`
@@ -68,7 +69,7 @@ if (process.env.BENCH_CHILD) {
 async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes("--quick");
-  const profile = args.includes("--profile");
+  const profile = args.find((a) => a === "--profile" || a.startsWith("--profile="))?.split("=")[1] ?? (args.includes("--profile") ? "engine" : undefined);
   const nums = args.filter((a) => !a.startsWith("--")).map(Number);
   const seconds = nums[0] ?? (quick ? 1 : 4);
   const rounds = nums[1] ?? (quick ? 1 : 5);
@@ -84,6 +85,11 @@ async function main() {
     echo: { path: "/echo/message:send", title: "SendMessage, echo (blocking)", unit: "request" },
     stream: { path: `/stream/message:stream`, title: `SendStreamingMessage, ${EVENTS} events`, unit: "stream" },
   };
+  const onlyCase = args.find((a) => a.startsWith("--case="))?.slice("--case=".length);
+  if (onlyCase !== undefined) {
+    if (!(onlyCase in cases)) throw new Error(`--case=${onlyCase}: echo or stream`);
+    for (const c of Object.keys(cases)) if (c !== onlyCase) delete cases[c];
+  }
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
 
@@ -133,7 +139,7 @@ async function main() {
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-  if (profile) return profileEngine({ spawn, stop, run, ask, seconds: nums[0] ?? 8, cases, pinned, cpus });
+  if (profile) return profileOne(profile, { spawn, stop, run, ask, seconds: nums[0] ?? 8, cases, pinned, cpus });
 
   const names = ["engine", "sdk", "floor"];
   const got = new Map(names.map((n) => [n, { echo: [], stream: [] }]));
@@ -187,7 +193,7 @@ async function main() {
       `engine/floor ${rf.mid.toFixed(2)}x (goal <= ${GOAL_FLOOR}x: ${rf.mid <= GOAL_FLOOR ? "met" : "NOT met"})`);
   }
   const st = (n) => fig(n, "stream").cpu / EVENTS;
-  console.log(`${"  stream, per event".padEnd(38)} ${us(st("engine"))} ${us(st("sdk"))} ${us(st("floor"))}`);
+  if ("stream" in cases) console.log(`${"  stream, per event".padEnd(38)} ${us(st("engine"))} ${us(st("sdk"))} ${us(st("floor"))}`);
   console.log(`\nflat-out rate (requests or streams per second)`);
   for (const c of Object.keys(cases)) {
     console.log(`${cases[c].title.padEnd(38)} ${n(fig("engine", c).rps)} ${n(fig("sdk", c).rps)} ${n(fig("floor", c).rps)}`);
@@ -233,15 +239,16 @@ async function checkStream(server, fail, body, headers) {
   if (events.at(-1).statusUpdate.status.state !== "TASK_STATE_COMPLETED") fail("stream: the last event is not COMPLETED");
 }
 
-/** The engine alone under the V8 profiler (only while loaded), one process per case; prints where its time goes. */
-async function profileEngine({ spawn, stop, run, ask, seconds, cases, pinned, cpus }) {
+/** One contender alone under the V8 profiler (only while loaded), one process per case; prints where its time goes. */
+async function profileOne(name, { spawn, stop, run, ask, seconds, cases, pinned, cpus }) {
+  if (!["engine", "sdk", "floor"].includes(name)) throw new Error(`--profile=${name}: engine, sdk or floor`);
   const dir = mkdtempSync(join(tmpdir(), "agent-prof-"));
   console.log(
-    `node ${process.version}; the engine under the V8 sampling profiler, ${seconds} s flat out per case, ${CONNECTIONS} connections` +
+    `node ${process.version}; the ${name} under the V8 sampling profiler, ${seconds} s flat out per case, ${CONNECTIONS} connections` +
       (pinned ? `, server on CPU ${cpus - 1}` : ""),
   );
   for (const c of Object.keys(cases)) {
-    const server = await spawn("engine", c);
+    const server = await spawn(name, c);
     await run(server, c, undefined, WARM_TASKS);
     await ask(server.proc, "profStarted");
     const r = await run(server, c, seconds);
