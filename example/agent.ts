@@ -90,6 +90,11 @@ export interface ExampleInterfaces {
   readonly jsonRpcUrl?: string;
   /** The gRPC server's `host:port`. */
   readonly grpcTarget?: string;
+  /**
+   * Whether the card offers push notifications (default true): false where
+   * the agent has no push sender, e.g. on Workers (docs/deployment.md).
+   */
+  readonly pushNotifications?: boolean;
 }
 
 /** The card's interfaces: HTTP+JSON at `url`, then JSON-RPC and gRPC when given, all with the same tenant. */
@@ -108,7 +113,7 @@ export function exampleAgentCard(url: string, tenant = "", more: ExampleInterfac
     description: "An A2A agent on the task engine of protoc-gen-a2a-http: it echoes what you send.",
     version: "1.0.0",
     supportedInterfaces: agentInterfaces(url, tenant, more),
-    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+    capabilities: { streaming: true, pushNotifications: more.pushNotifications ?? true, extendedAgentCard: true },
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
     skills: [{ id: "echo", name: "Echo", description: "Echoes the text of a message.", tags: ["echo"] }],

@@ -42,9 +42,10 @@ export type EdgeFetch = (request: Request, env?: unknown, ctx?: unknown) => Resp
 
 /** The agent's fetch handler. Nothing is created before the first request: a Worker may not use timers or randomness at start. */
 export function createEdgeAgent(): EdgeFetch {
-  // The card names the server's own URL, known from the requests it receives.
+  // The card names the server's own URL, known from the requests it receives;
+  // it offers no push: push delivery needs Node (a2a-http/push).
   let origin = "http://127.0.0.1";
-  const card = () => exampleAgentCard(origin, "", { jsonRpcUrl: `${origin}/jsonrpc` });
+  const card = () => exampleAgentCard(origin, "", { jsonRpcUrl: `${origin}/jsonrpc`, pushNotifications: false });
   const aborted: string[] = [];
   let app: Hono | undefined;
   const appOnce = () => {

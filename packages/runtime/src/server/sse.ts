@@ -10,8 +10,15 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "x-accel-buffering": "no",
 };
 
-/** Default interval of SSE keep-alive comments: 15 s. */
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/**
+ * Default interval of SSE keep-alive comments: 5 s, under the shortest idle
+ * timeout of the hosts we serve on (Bun.serve closes a connection silent for
+ * 10 s) and of common proxies. On Cloudflare Workers 0.5 s: a Worker learns
+ * that its client went away only when it next writes (docs/deployment.md),
+ * and its handler should stop working for nobody within a second. Workers
+ * name themselves in `navigator.userAgent`, which no binding can change.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers" ? 500 : 5_000;
 
 /** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
 const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";
