@@ -338,7 +338,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const store = options.store ?? createMemoryStore();
   store.bind?.({ task: schemas.task, event: schemas.stream, pushConfig: schemas.pushConfig });
   // For each topic with subscribers: the highest sequence number handed to them
-  // (local or from another instance), where catching up from the store starts.
+  // (local or from another instance), where catching up from the store starts
+  // (kept on a shared store only: nothing else catches up).
   const handed = new Map<string, number>();
   const hub = new EventHub(options.subscriberLimit ?? 1_000, (topic) => handed.delete(topic));
   const shared = store.shared;
@@ -357,11 +358,19 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const pushSender = pushSenderOf(options);
   let closed = false;
 
-  // JSON, so that a topic gives its key back whatever characters the owner has.
-  const topicOf = (k: TaskKey) => JSON.stringify([k.tenant, k.owner, k.id]);
+  // A topic gives its key back whatever characters the owner has: tenant, owner
+  // and id joined by NULs when the first two have none (the usual case, and
+  // cheap), else JSON (which has no raw NUL, so the two forms never meet).
+  const topicOf = (k: TaskKey) =>
+    k.tenant.includes("\0") || k.owner.includes("\0") ? JSON.stringify([k.tenant, k.owner, k.id]) : k.tenant + "\0" + k.owner + "\0" + k.id;
   const keyOfTopic = (topic: string): TaskKey => {
-    const [tenant, owner, id] = JSON.parse(topic) as [string, string, string];
-    return { tenant, owner, id };
+    const a = topic.indexOf("\0");
+    if (a < 0) {
+      const [tenant, owner, id] = JSON.parse(topic) as [string, string, string];
+      return { tenant, owner, id };
+    }
+    const b = topic.indexOf("\0", a + 1);
+    return { tenant: topic.slice(0, a), owner: topic.slice(a + 1, b), id: topic.slice(b + 1) };
   };
   // The server made the tenant one value (the context's, which its context factory saw); the request's is the same.
   const keyOf = (ctx: HandlerContext, id: string): TaskKey => ({
@@ -502,26 +511,29 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (!pushSender) return undefined;
     if (mem) {
       const configs = mem.pushConfigs(key);
-      if (configs !== undefined && configs.size > 0) toPush(topic, configs.values(), event);
+      if (configs !== undefined && configs.size > 0) toPush(key, configs.values(), event);
       return undefined;
     }
     return store.pushConfigs.list(key).then(
-      (configs) => toPush(topic, configs, event),
+      (configs) => toPush(key, configs, event),
       (e: unknown) => onError(e),
     );
   }
 
-  function toPush(topic: string, configs: Iterable<PushConfigLike>, event: ProtoMessage): void {
+  function toPush(key: TaskKey, configs: Iterable<PushConfigLike>, event: ProtoMessage): void {
     let body: string | undefined;
+    let taskKey: string | undefined;
     for (const c of configs) {
       body ??= toJsonString(schemas.stream, event as never);
-      pushSender!.send(topic, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
+      // The sender's key for the task: JSON of (tenant, owner, id).
+      taskKey ??= JSON.stringify([key.tenant, key.owner, key.id]);
+      pushSender!.send(taskKey, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
     }
   }
 
   function toHub(topic: string, seq: number, event: ProtoMessage): void {
     if (!hub.has(topic)) return;
-    handed.set(topic, Math.max(handed.get(topic) ?? 0, seq));
+    if (shared) handed.set(topic, Math.max(handed.get(topic) ?? 0, seq));
     hub.publish(topic, { seq, event });
   }
 
@@ -749,12 +761,15 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   function checkInputModes(message: MessageLike, card: Card): void {
-    // Per request: the card may have changed since.
-    const accepted = new Set(card.defaultInputModes.map(baseType));
-    for (const s of card.skills) for (const m of s.inputModes) accepted.add(baseType(m));
-    if (accepted.size === 0 || accepted.has("*/*")) return;
+    // Per request (the card may have changed since), and only for a part that names its media type.
+    let accepted: Set<string> | undefined;
     for (const p of message.parts) {
       if (p.mediaType === "") continue;
+      if (accepted === undefined) {
+        accepted = new Set(card.defaultInputModes.map(baseType));
+        for (const s of card.skills) for (const m of s.inputModes) accepted.add(baseType(m));
+      }
+      if (accepted.size === 0 || accepted.has("*/*")) return;
       const t = baseType(p.mediaType);
       if (!accepted.has(t) && !accepted.has(t.replace(/\/.*/, "/*"))) throw A2AErrors.contentTypeNotSupported(p.mediaType);
     }
@@ -987,8 +1002,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
    * filled from the store.
    */
   function followOf(sub: Subscriber, key: TaskKey, afterSeq: number): Follow {
-    const topic = topicOf(key);
-    if (!handed.has(topic)) handed.set(topic, afterSeq);
+    if (shared) {
+      const topic = topicOf(key);
+      if (!handed.has(topic)) handed.set(topic, afterSeq);
+    }
     return { sub, afterSeq, events: (after) => store.tasks.events(key, after) };
   }
 

@@ -45,10 +45,11 @@ interface Entry {
   /** Set once removed, so the queue of ended tasks can skip it. */
   removed: boolean;
   readonly events: StoredEvent[];
-  readonly pushConfigs: Map<string, PushConfigLike>;
+  /** Made with the first config: most tasks have none. */
+  pushConfigs: Map<string, PushConfigLike> | undefined;
 }
 
-const scopeOf = (key: { tenant: string; owner: string }) => `${key.tenant}\u0000${key.owner}`;
+const NO_CONFIGS: ReadonlyMap<string, PushConfigLike> = new Map();
 
 /**
  * The memory store's operations done at once, for the engine on its default
@@ -87,8 +88,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
   const maxEvents = options.maxEventsPerTask ?? 100;
   const maxConfigs = options.maxPushConfigsPerTask ?? 10;
   const now = options.now ?? Date.now;
-  // Tasks by (tenant, owner), then id: every lookup is within one owner.
-  const scopes = new Map<string, Map<string, Entry>>();
+  // Tasks by tenant, owner, then id: every lookup is within one owner (maps
+  // by each string rather than by a string made of the two, which each
+  // lookup would have to build and hash).
+  const scopes = new Map<string, Map<string, Map<string, Entry>>>();
   // Ended tasks in the order they ended, for the TTL and for making room: an
   // array read from `head` (a Set with many deletes makes each walk from its
   // front slow); removed entries are skipped and the array compacted now and then.
@@ -96,13 +99,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
   let head = 0;
   let count = 0;
 
-  const find = (key: TaskKey) => scopes.get(scopeOf(key))?.get(key.id);
+  const scopeOf = (key: { tenant: string; owner: string }) => scopes.get(key.tenant)?.get(key.owner);
+  const find = (key: TaskKey) => scopeOf(key)?.get(key.id);
 
   function remove(entry: Entry): void {
-    const scope = scopes.get(scopeOf(entry.key));
-    if (scope?.get(entry.key.id) !== entry) return;
-    scope.delete(entry.key.id);
-    if (scope.size === 0) scopes.delete(scopeOf(entry.key));
+    const { tenant, owner, id } = entry.key;
+    const owners = scopes.get(tenant);
+    const scope = owners?.get(owner);
+    if (scope?.get(id) !== entry) return;
+    scope.delete(id);
+    if (scope.size === 0) {
+      owners!.delete(owner);
+      if (owners!.size === 0) scopes.delete(tenant);
+    }
     entry.removed = true;
     count--;
   }
@@ -173,10 +182,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
       endedAt: undefined,
       removed: false,
       events: [{ seq: 1, event }],
-      pushConfigs: new Map(),
+      pushConfigs: undefined,
     };
-    let scope = scopes.get(scopeOf(key));
-    if (!scope) scopes.set(scopeOf(key), (scope = new Map()));
+    let owners = scopes.get(key.tenant);
+    if (!owners) scopes.set(key.tenant, (owners = new Map()));
+    let scope = owners.get(key.owner);
+    if (!scope) owners.set(key.owner, (scope = new Map()));
     scope.set(key.id, entry);
     count++;
     noteState(entry);
@@ -198,7 +209,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     async list(query: TaskQuery): Promise<TaskPage> {
       sweep();
       const matching: Entry[] = [];
-      for (const e of scopes.get(scopeOf(query))?.values() ?? []) {
+      for (const e of scopeOf(query)?.values() ?? []) {
         if (query.contextId !== "" && e.task.contextId !== query.contextId) continue;
         if (query.state !== 0 && (e.task.status?.state ?? 0) !== query.state) continue;
         if (query.updatedSince !== undefined && e.updatedAt < query.updatedSince) continue;
@@ -228,24 +239,34 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     async put(key, config) {
       const e = mustFind(key);
       if (!e) return;
-      if (!e.pushConfigs.has(config.id) && e.pushConfigs.size >= maxConfigs) {
+      const configs = (e.pushConfigs ??= new Map());
+      if (!configs.has(config.id) && configs.size >= maxConfigs) {
         throw new StoreFullError(`a task takes at most ${maxConfigs} push notification configs`);
       }
-      e.pushConfigs.set(config.id, config);
+      configs.set(config.id, config);
     },
     async get(key, id) {
-      return mustFind(key)?.pushConfigs.get(id);
+      return mustFind(key)?.pushConfigs?.get(id);
     },
     async list(key) {
-      return [...(mustFind(key)?.pushConfigs.values() ?? [])];
+      return [...(mustFind(key)?.pushConfigs?.values() ?? [])];
     },
     async delete(key, id) {
-      return mustFind(key)?.pushConfigs.delete(id) ?? false;
+      const e = mustFind(key);
+      return e ? (e.pushConfigs?.delete(id) ?? false) : false;
     },
   };
 
   const store: AgentStore = { tasks, pushConfigs };
-  const sync: MemoryStoreSync = { get, create, commit, pushConfigs: (key) => mustFind(key)?.pushConfigs };
+  const sync: MemoryStoreSync = {
+    get,
+    create,
+    commit,
+    pushConfigs(key) {
+      const e = mustFind(key);
+      return e && (e.pushConfigs ?? NO_CONFIGS);
+    },
+  };
   const methods = [tasks.get, tasks.commit, tasks.create, pushConfigs.list, pushConfigs.put];
   syncOf.set(store, { tasks, pushConfigs, sync, methods });
   return store;
