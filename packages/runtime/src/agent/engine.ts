@@ -188,18 +188,94 @@ function maker(desc: DescMessage): (init: Init) => ProtoMessage {
 
 const makeTimestamp = maker(TimestampSchema);
 
+/** The messages the engine makes for every published event. */
+interface EventMakers {
+  timestamp(seconds: unknown, nanos: number): ProtoMessage;
+  status(state: number, message: MessageLike | undefined, timestamp: ProtoMessage): ProtoMessage;
+  statusUpdate(taskId: string, contextId: string, status: unknown): ProtoMessage;
+  artifactUpdate(taskId: string, contextId: string, artifact: unknown, append: boolean, lastChunk: boolean): ProtoMessage;
+  stream(payload: string, value: unknown): ProtoMessage;
+}
+
+/**
+ * The event messages as object literals when the schema's messages are A2A
+ * v1.0's (V8 makes a literal in nanoseconds, a copy of the zero message in a
+ * hundred); each is checked once against maker()'s, field for field in the
+ * same order, and a schema that differs (a newer a2a.proto with other
+ * fields) keeps maker()'s.
+ */
+function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "artifactUpdate" | "stream">): EventMakers {
+  const m = {
+    timestamp: makeTimestamp,
+    status: maker(schemas.status),
+    statusUpdate: maker(schemas.statusUpdate),
+    artifactUpdate: maker(schemas.artifactUpdate),
+    stream: maker(schemas.stream),
+  };
+  const made: EventMakers = {
+    timestamp: (seconds, nanos) => m.timestamp({ seconds, nanos }),
+    status: (state, message, timestamp) => m.status({ state, message, timestamp }),
+    statusUpdate: (taskId, contextId, status) => m.statusUpdate({ taskId, contextId, status }),
+    artifactUpdate: (taskId, contextId, artifact, append, lastChunk) => m.artifactUpdate({ taskId, contextId, artifact, append, lastChunk }),
+    stream: (payload, value) => m.stream({ payload: { case: payload, value } }),
+  };
+  const ts = TimestampSchema.typeName;
+  const st = schemas.status.typeName;
+  const su = schemas.statusUpdate.typeName;
+  const au = schemas.artifactUpdate.typeName;
+  const sr = schemas.stream.typeName;
+  const literal: EventMakers = {
+    timestamp: (seconds, nanos) => ({ $typeName: ts, seconds, nanos }) as unknown as ProtoMessage,
+    status: (state, message, timestamp) =>
+      (message ? { $typeName: st, state, message, timestamp } : { $typeName: st, state, timestamp }) as unknown as ProtoMessage,
+    statusUpdate: (taskId, contextId, status) => ({ $typeName: su, taskId, contextId, status }) as unknown as ProtoMessage,
+    artifactUpdate: (taskId, contextId, artifact, append, lastChunk) =>
+      ({ $typeName: au, taskId, contextId, append, lastChunk, artifact }) as unknown as ProtoMessage,
+    stream: (payload, value) => ({ $typeName: sr, payload: { case: payload, value } }) as unknown as ProtoMessage,
+  };
+  // The same fields in the same order with the same values (a oneof's ADT compared the same way).
+  const same = (a: object, b: object): boolean => {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    return (
+      ka.length === kb.length &&
+      ka.every((k, i) => {
+        const va = (a as Init)[k];
+        const vb = (b as Init)[k];
+        if (k !== kb[i]) return false;
+        if (va === vb) return true;
+        const adt = (v: unknown) => typeof v === "object" && v !== null && !("$typeName" in v);
+        return adt(va) && adt(vb) && same(va as object, vb as object);
+      })
+    );
+  };
+  const x = {} as MessageLike;
+  const y = {};
+  const pick = <K extends keyof EventMakers>(k: K, ...samples: Parameters<EventMakers[K]>[]): EventMakers[K] =>
+    samples.every((args) => same((literal[k] as (...a: unknown[]) => object)(...args), (made[k] as (...a: unknown[]) => object)(...args)))
+      ? literal[k]
+      : made[k];
+  return {
+    timestamp: pick("timestamp", [protoInt64.parse(1), 2]),
+    status: pick("status", [2, x, y as ProtoMessage], [2, undefined, y as ProtoMessage]),
+    statusUpdate: pick("statusUpdate", ["t", "c", y]),
+    artifactUpdate: pick("artifactUpdate", ["t", "c", y, true, false]),
+    stream: pick("stream", ["task", y]),
+  };
+}
+
 /** The last second made an int64 of, and that int64 (a bigint, or a string without BigInt): the next status is often in the same second. */
 let lastSecond = NaN;
 let lastSeconds: ReturnType<typeof protoInt64.parse> = protoInt64.zero;
 
 /** As protobuf-es's timestampFromMs. */
-function timestampFromMs(ms: number): ProtoMessage {
+function timestampFromMs(ms: number, eventMade: Pick<EventMakers, "timestamp">): ProtoMessage {
   const seconds = Math.floor(ms / 1000);
   if (seconds !== lastSecond) {
     lastSeconds = protoInt64.parse(seconds);
     lastSecond = seconds;
   }
-  return makeTimestamp({ seconds: lastSeconds, nanos: (ms - seconds * 1000) * 1000000 });
+  return eventMade.timestamp(lastSeconds, (ms - seconds * 1000) * 1000000);
 }
 
 /** One executor at work on one task, in this process. */
@@ -447,14 +523,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   const make = {
     task: maker(schemas.task),
-    status: maker(schemas.status),
     message: maker(schemas.message),
     artifact: maker(schemas.artifact),
-    stream: maker(schemas.stream),
-    statusUpdate: maker(schemas.statusUpdate),
-    artifactUpdate: maker(schemas.artifactUpdate),
     part: maker(schemas.part),
   };
+  const made = eventMakers(schemas);
 
   /** Content as the message's parts: a string is one text part, made here; the user's parts go through create(). */
   function partsOf(content: Content<T>): readonly object[] {
@@ -468,11 +541,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /** A StreamResponse of a Task (already a message). */
   function taskEvent(task: TaskLike): ProtoMessage {
-    return make.stream({ payload: { case: "task", value: task } });
+    return made.stream("task", task);
   }
 
   function statusOf(state: number, message: MessageLike | undefined, at: number) {
-    return make.status({ state, message, timestamp: timestampFromMs(at) }) as unknown as TaskLike["status"];
+    return made.status(state, message, timestampFromMs(at, made)) as unknown as TaskLike["status"];
   }
 
   /** A copy of the task to answer with: the last `historyLength` messages, artifacts or not. */
@@ -707,7 +780,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const next = copyOf(task);
     next.status = status;
     if (message) next.history = [...task.history, message];
-    const event = make.stream({ payload: { case: "statusUpdate", value: make.statusUpdate({ taskId: task.id, contextId: task.contextId, status }) } });
+    const event = made.stream("statusUpdate", made.statusUpdate(task.id, task.contextId, status));
     return { task: next, event };
   }
 
@@ -723,8 +796,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       appended.parts = appended.parts.concat(artifact.parts);
       artifacts[i] = appended;
     }
-    const value = make.artifactUpdate({ taskId: task.id, contextId: task.contextId, artifact, append, lastChunk });
-    const event = make.stream({ payload: { case: "artifactUpdate", value } });
+    const event = made.stream("artifactUpdate", made.artifactUpdate(task.id, task.contextId, artifact, append, lastChunk));
     const next = copyOf(task);
     next.artifacts = artifacts;
     return { task: next, event };
