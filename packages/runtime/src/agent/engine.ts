@@ -204,7 +204,8 @@ interface EventMakers {
  * same order, and a schema that differs (a newer a2a.proto with other
  * fields) keeps maker()'s.
  */
-function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "artifactUpdate" | "stream">): EventMakers {
+/** Exported for its test only (not from a2a-http/agent). */
+export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "artifactUpdate" | "stream">): EventMakers {
   const m = {
     timestamp: makeTimestamp,
     status: maker(schemas.status),
