@@ -78,7 +78,8 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
    * Server streams (HTTP+JSON and JSON-RPC): an SSE comment (`: keep-alive`)
    * is sent after this many milliseconds without an event, so proxies keep
    * an idle stream open.
-   * Default 15 000; 0 turns it off.
+   * Default 5 000 (500 on Cloudflare Workers, see `DEFAULT_KEEP_ALIVE_MS`); 0
+   * turns it off.
    */
   readonly keepAliveMs?: number;
   /**
