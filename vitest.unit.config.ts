@@ -2,9 +2,9 @@ import { defineConfig, mergeConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
 // `npm run test:unit`: the fast tests, in this process and its workers. Left
-// out, for `npm test`: package builds (test/package), scaffolded projects
-// that npm and tsx run (test/scaffold/scaffold.test.ts), the example agent
-// killed and restarted on a store (test/agent/kill-restart.test.ts), the
+// out, for `npm test`: package builds (test/e2e/package), scaffolded projects
+// that npm and tsx run (test/plugin/scaffold/scaffold.test.ts), the example agent
+// killed and restarted on a store (test/runtime/agent/kill-restart.test.ts), the
 // engine's whole suite again on the SQL store, stores opened from their specs
 // and several instances on one database (engine-sql, open-store, scale-out;
 // the SQL store's own contract, sql-store.test.ts, stays), the googleapis corpus,
@@ -14,16 +14,16 @@ export default mergeConfig(
   defineConfig({
     test: {
       exclude: [
-        "test/package/**",
-        "test/scaffold/scaffold.test.ts",
-        "test/agent/kill-restart.test.ts",
-        "test/agent/engine-sql.test.ts",
-        "test/agent/open-store.test.ts",
-        "test/agent/scale-out.test.ts",
-        "test/corpus/**",
-        "test/reliability/**",
-        "test/openapi/browser.test.ts",
-        "test/edge/**", // Bun, Deno and workerd processes (test/edge/README.md)
+        "test/e2e/package/**",
+        "test/plugin/scaffold/scaffold.test.ts",
+        "test/runtime/agent/kill-restart.test.ts",
+        "test/runtime/agent/engine-sql.test.ts",
+        "test/runtime/agent/open-store.test.ts",
+        "test/runtime/agent/scale-out.test.ts",
+        "test/plugin/corpus/**",
+        "test/e2e/reliability/**",
+        "test/e2e/openapi/browser.test.ts",
+        "test/e2e/edge/**", // Bun, Deno and workerd processes (test/e2e/edge/README.md)
         "**/node_modules/**",
       ],
     },

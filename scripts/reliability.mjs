@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the reliability suite (test/reliability, plus the hardening and
+// Runs the reliability suite (test/e2e/reliability, plus the hardening and
 // hostile-server tests) and prints its figures; `readme` also rewrites the
 // block between the reliability markers of docs/reliability.md with them.
 //
@@ -13,9 +13,9 @@ import { join } from "node:path";
 
 const mode = process.argv[2] ?? "readme";
 const modes = {
-  fuzz: { files: ["test/reliability/fuzz.test.ts", "test/reliability/codec-fuzz.test.ts"], env: { FUZZ_CASES: process.env.FUZZ_CASES ?? "50000", FUZZ_TIME_LIMIT_MS: process.env.FUZZ_TIME_LIMIT_MS ?? "1200000" } },
-  soak: { files: ["test/reliability/load.test.ts", "test/reliability/streams.test.ts"], env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10", ABORT_STREAMS: process.env.ABORT_STREAMS ?? "5000" } },
-  readme: { files: ["test/reliability", "test/server/hardening.test.ts", "test/client/hostile.test.ts"], env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10" } },
+  fuzz: { files: ["test/e2e/reliability/fuzz.test.ts", "test/e2e/reliability/codec-fuzz.test.ts"], env: { FUZZ_CASES: process.env.FUZZ_CASES ?? "50000", FUZZ_TIME_LIMIT_MS: process.env.FUZZ_TIME_LIMIT_MS ?? "1200000" } },
+  soak: { files: ["test/e2e/reliability/load.test.ts", "test/e2e/reliability/streams.test.ts"], env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10", ABORT_STREAMS: process.env.ABORT_STREAMS ?? "5000" } },
+  readme: { files: ["test/e2e/reliability", "test/runtime/server/hardening.test.ts", "test/runtime/client/hostile.test.ts"], env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10" } },
 };
 const run = modes[mode];
 if (!run) {

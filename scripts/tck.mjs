@@ -84,7 +84,7 @@ const pickedFrameworks = pick(opts.framework, frameworks, "--framework");
 const pickedTransports = pick(opts.transport, transports, "--transport");
 const outDir = path.resolve(root, opts.out);
 // run.sh's known failures: what A2A v1.0.1 changed (../shared), then the TCK
-// tests whose own expectation contradicts the spec (test/tck/KNOWN-TCK-BUGS.md).
+// tests whose own expectation contradicts the spec (test/e2e/tck/KNOWN-TCK-BUGS.md).
 const knownFile = path.join(outDir, "known.md");
 
 if (!existsSync(runSh)) {
@@ -94,7 +94,7 @@ if (!existsSync(tsx)) fail(`no ${tsx}: run npm ci first`);
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   knownFile,
-  [path.resolve(root, "../shared/tck/KNOWN.md"), path.join(root, "test/tck/KNOWN-TCK-BUGS.md")].map((f) => readFileSync(f, "utf8")).join("\n"),
+  [path.resolve(root, "../shared/tck/KNOWN.md"), path.join(root, "test/e2e/tck/KNOWN-TCK-BUGS.md")].map((f) => readFileSync(f, "utf8")).join("\n"),
 );
 
 // --- processes this script started, stopped on every way out ---------------

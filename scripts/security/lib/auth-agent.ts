@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Code, RpcError, wwwAuthenticate, type ContextInput } from "a2a-http";
 import { a2aServiceConnect } from "../../../gen/a2a_http_connect.js";
-import { startBoth } from "../../../test/server/serve-both.js";
+import { startBoth } from "../../../test/runtime/server/serve-both.js";
 import { createExampleAgent, exampleAgentCard } from "../../../example/agent.js";
 
 const tokens: Record<string, string> = { "Bearer alice-token": "alice", "Bearer bob-token": "bob" };
@@ -31,7 +31,7 @@ export async function startAuthAgent(framework: "express" | "fastify" | "hono") 
   };
   const handlers = createExampleAgent({ card, stepMs: 1 });
   const options = { context };
-  // HTTP+JSON and JSON-RPC as the tests serve them (test/server/serve-both.ts).
+  // HTTP+JSON and JSON-RPC as the tests serve them (test/runtime/server/serve-both.ts).
   const http = await startBoth(framework, handlers, options);
   const grpc = http2.createServer(connectNodeAdapter({ routes: a2aServiceConnect(handlers, options) }));
   const sessions = new Set<http2.ServerHttp2Session>();

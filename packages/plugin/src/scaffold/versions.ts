@@ -1,6 +1,6 @@
 /**
  * The versions a scaffolded project pins: the ones this repository builds and
- * tests with (test/scaffold checks that they match its package.json).
+ * tests with (test/plugin/scaffold checks that they match its package.json).
  */
 export const scaffoldVersions = {
   protobuf: "2.13.0",

@@ -430,7 +430,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       // Unlike HTTP+JSON bodies, an unknown enum name is read as unset here
       // (protobuf's ignore_unknown_fields rule): the A2A JS SDK's JSON-RPC
       // client sends `"status": "UNRECOGNIZED"` for an unset ListTasks filter
-      // (test/interop/DEVIATIONS.md).
+      // (test/e2e/interop/DEVIATIONS.md).
       try {
         message = params == null ? create(method.input) : readLenient(method.input, method.json?.input, params as JsonValue);
       } catch (e) {

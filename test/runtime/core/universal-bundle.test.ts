@@ -1,0 +1,89 @@
+// The generated client and the Hono adapters, and the runtime's universal
+// entry points, bundled with esbuild as a browser or Worker build would bundle
+// them: platform `browser` and `neutral`, nothing external (no `node:*`), so a
+// `node:` import anywhere in the graph fails the build. The root `a2a-http`
+// once re-exported the Fastify glue, and every browser bundle of a generated
+// client broke on `node:http` (issue 29); the task engine once imported its
+// push sender's node:http and node:dns.
+import { join } from "node:path";
+import { build, type Metafile, type Platform } from "esbuild";
+import { describe, expect, test } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..", "..");
+
+/** What a browser app or a Worker imports: generated files, and the subpaths that promise to run everywhere. */
+const entries: Record<string, string> = {
+  "a2a-http/agent with the memory store, and the generated agent": `export { createAgentHandlers, createMemoryStore } from "a2a-http/agent";
+export { createA2AServiceAgent } from "./gen/a2a_http_agent.js";`,
+  "the generated client": `export { createA2AServiceClient } from "./gen/a2a_http_client.js";
+export { createLibraryServiceClient } from "./gen/acme/library/v1/library_http_client.js";`,
+  "the generated Hono adapters (HTTP+JSON and JSON-RPC)": `export { a2aServiceHono, a2aServiceJsonRpcHono } from "./gen/a2a_http_hono.js";`,
+  "the generated v0.3 client and Hono adapter": `export { createA2AServiceClient } from "./gen/a2a-v0_3_http_client.js";
+export { a2aServiceHono } from "./gen/a2a-v0_3_http_hono.js";`,
+  "a2a-http, /client, /server, /jsonrpc, /codegenv1": `export * as root from "a2a-http";
+export * as client from "a2a-http/client";
+export * as server from "a2a-http/server";
+export * as jsonrpc from "a2a-http/jsonrpc";
+export * as codegen from "a2a-http/codegenv1";`,
+};
+
+const runtimeSrc = "packages/runtime/src/";
+/** The runtime's modules for Node only: Node http and Fastify glue, the push sender and its SSRF guard, the SQL store, the CLI. */
+const nodeOnly = new RegExp(
+  `${runtimeSrc}(server/(node|fastify)\\.ts|node\\.ts|fastify\\.ts|push\\.ts|agent/(push|webhook-guard)\\.ts|agent/sql/|stores\\.ts|cli\\.ts)`,
+);
+
+async function bundle(contents: string, platform: Platform) {
+  const result = await build({
+    stdin: { contents, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform,
+    // The runtime from its TypeScript source, as every test sees it (never a stale dist/).
+    conditions: ["a2a-http-source"],
+    // neutral resolves no main fields by default; packages without `exports` need these, as a Worker build has them.
+    ...(platform === "neutral" ? { mainFields: ["module", "main"] } : {}),
+    metafile: true,
+    minify: true,
+    logLevel: "silent",
+  });
+  return { errors: result.errors, metafile: result.metafile!, bytes: result.outputFiles![0]!.contents.byteLength };
+}
+
+/** Every `node:` (or bare Node built-in) import in the bundle's graph, with the file that made it. */
+function nodeImports(metafile: Metafile): string[] {
+  return Object.entries(metafile.inputs).flatMap(([file, input]) =>
+    input.imports.filter((i) => i.path.startsWith("node:") || i.external).map((i) => `${file} -> ${i.path}`),
+  );
+}
+
+describe("bundles for browsers and Workers, with no node: import", () => {
+  for (const platform of ["browser", "neutral"] as const) {
+    for (const [name, contents] of Object.entries(entries)) {
+      test(`${name}, platform ${platform}`, async () => {
+        let out: Awaited<ReturnType<typeof bundle>>;
+        try {
+          out = await bundle(contents, platform);
+        } catch (e) {
+          // esbuild's failure names the module it could not resolve ("node:http") and who imported it.
+          const errors = (e as { errors?: { text: string; location?: { file: string } | null }[] }).errors ?? [];
+          throw new Error(errors.map((x) => `${x.location?.file ?? "?"}: ${x.text}`).join("\n") || String(e));
+        }
+        expect(out.errors).toEqual([]);
+        expect(nodeImports(out.metafile)).toEqual([]);
+        const inputs = Object.keys(out.metafile.inputs);
+        // The Node, Fastify, push and SQL modules are other hosts' business: not even resolved
+        // (nor the engine, outside the engine's own bundle).
+        const elsewhere = name.includes("a2a-http/agent") ? nodeOnly : new RegExp(`${nodeOnly.source}|${runtimeSrc}agent/`);
+        expect(inputs.filter((f) => elsewhere.test(f))).toEqual([]);
+      });
+    }
+  }
+
+  test("the generated client's bundle holds no server code", async () => {
+    const { metafile } = await bundle(entries["the generated client"]!, "browser");
+    const runtime = Object.keys(metafile.inputs).filter((f) => f.includes("packages/runtime/src/"));
+    expect(runtime.filter((f) => /\/server\/|\/jsonrpc\/server/.test(f))).toEqual([]);
+  });
+});
