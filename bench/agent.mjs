@@ -69,7 +69,8 @@ if (process.env.BENCH_CHILD) {
 async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes("--quick");
-  const profile = args.find((a) => a === "--profile" || a.startsWith("--profile="))?.split("=")[1] ?? (args.includes("--profile") ? "engine" : undefined);
+  const profile =
+    args.find((a) => a === "--profile" || a.startsWith("--profile="))?.split("=")[1] ?? (args.includes("--profile") ? "engine" : undefined);
   const nums = args.filter((a) => !a.startsWith("--")).map(Number);
   const seconds = nums[0] ?? (quick ? 1 : 4);
   const rounds = nums[1] ?? (quick ? 1 : 5);
@@ -186,11 +187,16 @@ async function main() {
   console.log(`case                                     engine      SDK    floor   SDK/engine           engine/floor`);
   const verdicts = [];
   for (const c of Object.keys(cases)) {
-    const e = fig("engine", c), s = fig("sdk", c), f = fig("floor", c);
-    const rs = ratio("sdk", "engine", c), rf = ratio("engine", "floor", c);
+    const e = fig("engine", c),
+      s = fig("sdk", c),
+      f = fig("floor", c);
+    const rs = ratio("sdk", "engine", c),
+      rf = ratio("engine", "floor", c);
     console.log(`${cases[c].title.padEnd(38)} ${us(e.cpu)} ${us(s.cpu)} ${us(f.cpu)}   ${xr(rs)} ${xr(rf)}`);
-    verdicts.push(`${c}: SDK/engine ${rs.mid.toFixed(2)}x (goal >= ${GOAL_SDK}x: ${rs.mid >= GOAL_SDK ? "met" : "NOT met"}), ` +
-      `engine/floor ${rf.mid.toFixed(2)}x (goal <= ${GOAL_FLOOR}x: ${rf.mid <= GOAL_FLOOR ? "met" : "NOT met"})`);
+    verdicts.push(
+      `${c}: SDK/engine ${rs.mid.toFixed(2)}x (goal >= ${GOAL_SDK}x: ${rs.mid >= GOAL_SDK ? "met" : "NOT met"}), ` +
+        `engine/floor ${rf.mid.toFixed(2)}x (goal <= ${GOAL_FLOOR}x: ${rf.mid <= GOAL_FLOOR ? "met" : "NOT met"})`,
+    );
   }
   const st = (n) => fig(n, "stream").cpu / EVENTS;
   if ("stream" in cases) console.log(`${"  stream, per event".padEnd(38)} ${us(st("engine"))} ${us(st("sdk"))} ${us(st("floor"))}`);
@@ -201,7 +207,9 @@ async function main() {
   const mb = (b) => `${(b / 1048576).toFixed(0)} MB`;
   console.log(`\nheap used / RSS at the end (what the stores hold)`);
   for (const c of Object.keys(cases)) {
-    console.log(`${cases[c].title.padEnd(38)} ` + names.map((nm) => `${nm} ${mb(heap.get(nm)[c].heapUsed)} / ${mb(heap.get(nm)[c].rss)}`).join(", "));
+    console.log(
+      `${cases[c].title.padEnd(38)} ` + names.map((nm) => `${nm} ${mb(heap.get(nm)[c].heapUsed)} / ${mb(heap.get(nm)[c].rss)}`).join(", "),
+    );
   }
   console.log("");
   for (const v of verdicts) console.log(v);
@@ -324,12 +332,12 @@ function groupOf(k) {
   if (k.includes("packages/runtime/")) return "a2a-http (adapter, codecs, SSE)";
   if (k.includes("@bufbuild/protobuf")) return "@bufbuild/protobuf";
   if (k.includes("@a2a-js/")) return "@a2a-js/sdk";
-  if (/ (express|router|body-parser|finalhandler|send|on-finished|raw-body|iconv-lite|type-is|content-type)\//.test(k)) return "express & its deps";
+  if (/ (express|router|body-parser|finalhandler|send|on-finished|raw-body|iconv-lite|type-is|content-type)\//.test(k))
+    return "express & its deps";
   if (k.includes(" node:")) return "node:" + k.split(" node:")[1].split(":")[0];
   if (k.includes("bench/agent.mjs")) return "the bench's executor";
   return "other";
 }
-
 
 // --- the children: one server each ------------------------------------------------
 
@@ -391,13 +399,16 @@ async function ourServer(app, which, only) {
       defaultOutputModes: ["text/plain"],
     });
     const echo = createA2AServiceAgent(({ text }, task) => task.complete("echo: " + text), { card });
-    const stream = createA2AServiceAgent(async (_input, task) => {
-      for (let i = 1; i <= UPDATES; i++) {
-        if (i % 2 === 1) await task.working();
-        else await task.artifact({ artifactId: "out", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, { append: i > 2 });
-      }
-      await task.complete();
-    }, { card });
+    const stream = createA2AServiceAgent(
+      async (_input, task) => {
+        for (let i = 1; i <= UPDATES; i++) {
+          if (i % 2 === 1) await task.working();
+          else await task.artifact({ artifactId: "out", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, { append: i > 2 });
+        }
+        await task.complete();
+      },
+      { card },
+    );
     if (only === "echo") app.use("/echo", a2aServiceExpress(echo));
     else app.use("/stream", a2aServiceExpress(stream));
     return;
@@ -415,7 +426,9 @@ async function ourServer(app, which, only) {
   });
   const status = (state) => ({ statusUpdate: { ...ids, status: { state, timestamp: at } } });
   const events = [
-    { task: { id: ids.taskId, contextId: ids.contextId, status: { state: "TASK_STATE_SUBMITTED", timestamp: at }, history: [userMessage] } },
+    {
+      task: { id: ids.taskId, contextId: ids.contextId, status: { state: "TASK_STATE_SUBMITTED", timestamp: at }, history: [userMessage] },
+    },
     ...Array.from({ length: UPDATES }, (_, j) => {
       const i = j + 1;
       return i % 2 === 1
@@ -460,7 +473,12 @@ async function sdkServer(app, only) {
   const text = (value) => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "" });
   const now = () => new Date().toISOString();
   const status = (ctx, state) =>
-    AgentEvent.statusUpdate({ taskId: ctx.taskId, contextId: ctx.contextId, status: { state, timestamp: now(), message: undefined }, metadata: undefined });
+    AgentEvent.statusUpdate({
+      taskId: ctx.taskId,
+      contextId: ctx.contextId,
+      status: { state, timestamp: now(), message: undefined },
+      metadata: undefined,
+    });
   const artifact = (ctx, artifactId, value, append, lastChunk) =>
     AgentEvent.artifactUpdate({
       taskId: ctx.taskId,
@@ -480,8 +498,12 @@ async function sdkServer(app, only) {
       artifacts: [],
       metadata: undefined,
     });
-  const textOf = (m) => m.parts.filter((p) => p.content?.$case === "text").map((p) => p.content.value).join("\n");
-  const cancelTask = async (taskId, bus) => bus.finished();
+  const textOf = (m) =>
+    m.parts
+      .filter((p) => p.content?.$case === "text")
+      .map((p) => p.content.value)
+      .join("\n");
+  const cancelTask = async (_taskId, bus) => bus.finished();
   const echo = {
     async execute(ctx, bus) {
       bus.publish(submitted(ctx));
@@ -503,7 +525,10 @@ async function sdkServer(app, only) {
     cancelTask,
   };
   const handler = (executor) =>
-    restHandler({ requestHandler: new DefaultRequestHandler(card, new InMemoryTaskStore(), executor), userBuilder: UserBuilder.noAuthentication });
+    restHandler({
+      requestHandler: new DefaultRequestHandler(card, new InMemoryTaskStore(), executor),
+      userBuilder: UserBuilder.noAuthentication,
+    });
   if (only === "echo") app.use("/echo", handler(echo));
   else app.use("/stream", handler(stream));
 }

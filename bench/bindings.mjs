@@ -65,7 +65,9 @@ async function main() {
     return n;
   };
 
-  const grpcMessage = { message: { messageId: "m1", role: 1, parts: [{ content: { case: "text", value: "hello world" } }], contextId: "ctx-1" } };
+  const grpcMessage = {
+    message: { messageId: "m1", role: 1, parts: [{ content: { case: "text", value: "hello world" } }], contextId: "ctx-1" },
+  };
   const cases = {
     GetTask: {
       "HTTP+JSON": http1("/a2a/tasks/task-1", {}),
@@ -148,7 +150,9 @@ async function adapterCost() {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const a = median(got.adapter);
   const b = median(got.bare);
-  console.log(`gRPC adapter's own cost, in process (GetTask, median of 5 x ${n.toLocaleString("en-US")} calls): ${a.toFixed(2)} µs/call vs ${b.toFixed(2)} µs/call bare (+${(a - b).toFixed(2)} µs)`);
+  console.log(
+    `gRPC adapter's own cost, in process (GetTask, median of 5 x ${n.toLocaleString("en-US")} calls): ${a.toFixed(2)} µs/call vs ${b.toFixed(2)} µs/call bare (+${(a - b).toFixed(2)} µs)`,
+  );
 }
 
 async function child() {

@@ -29,10 +29,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  CodeGeneratorRequestSchema,
-  FileDescriptorSetSchema,
-} from "@bufbuild/protobuf/wkt";
+import { CodeGeneratorRequestSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -121,17 +118,29 @@ const oursFiles = plugin.run(a2aReq).file.map((f) => f.name);
 const esFiles = protocGenEs.run(a2aReq).file.map((f) => f.name);
 console.log(`    request: ${a2aBytes.length} bytes; ours writes ${oursFiles.join(", ")}; protoc-gen-es writes ${esFiles.join(", ")}`);
 
-const [inOurs, inEs] = compare(() => plugin.run(a2aReq), () => protocGenEs.run(a2aReq), {
-  warmup: quick ? 20 : 100,
-  rounds: quick ? 50 : 300,
-});
-console.log(`    in-process (median of warmed-up runs): ours ${ms(inOurs)}, protoc-gen-es ${ms(inEs)}, ratio ${ratio(inOurs, inEs)}  [target <= 1.5x: ${verdict(inOurs <= 1.5 * inEs)}]`);
+const [inOurs, inEs] = compare(
+  () => plugin.run(a2aReq),
+  () => protocGenEs.run(a2aReq),
+  {
+    warmup: quick ? 20 : 100,
+    rounds: quick ? 50 : 300,
+  },
+);
+console.log(
+  `    in-process (median of warmed-up runs): ours ${ms(inOurs)}, protoc-gen-es ${ms(inEs)}, ratio ${ratio(inOurs, inEs)}  [target <= 1.5x: ${verdict(inOurs <= 1.5 * inEs)}]`,
+);
 
-const [prOurs, prEs] = compare(() => runProcess(ourBin, a2aBytes), () => runProcess(esBin, a2aBytes), {
-  warmup: 2,
-  rounds: quick ? 5 : 15,
-});
-console.log(`    whole process (median, node start-up included): ours ${ms(prOurs)}, protoc-gen-es ${ms(prEs)}, ratio ${ratio(prOurs, prEs)}  [target <= 1.5x: ${verdict(prOurs <= 1.5 * prEs)}]`);
+const [prOurs, prEs] = compare(
+  () => runProcess(ourBin, a2aBytes),
+  () => runProcess(esBin, a2aBytes),
+  {
+    warmup: 2,
+    rounds: quick ? 5 : 15,
+  },
+);
+console.log(
+  `    whole process (median, node start-up included): ours ${ms(prOurs)}, protoc-gen-es ${ms(prEs)}, ratio ${ratio(prOurs, prEs)}  [target <= 1.5x: ${verdict(prOurs <= 1.5 * prEs)}]`,
+);
 
 // ---------------------------------------------------------------------------
 // (b) a synthetic proto of 1,000 rpcs
@@ -163,9 +172,13 @@ for (let i = 0; i < (quick ? 2 : 5); i++) procRuns.push(runProcess(ourBin, synth
 const esSynth = [];
 for (let i = 0; i < (quick ? 2 : 5); i++) esSynth.push(runProcess(esBin, synthBytes));
 const outBytes = synthRes.file.reduce((n, f) => n + f.content.length, 0);
-console.log(`    ${RPCS} rpcs, ${bindingsCount} bindings; buf build ${ms(buildTime)} (not counted); output ${synthRes.file.length} files, ${(outBytes / 1024).toFixed(0)} KiB`);
+console.log(
+  `    ${RPCS} rpcs, ${bindingsCount} bindings; buf build ${ms(buildTime)} (not counted); output ${synthRes.file.length} files, ${(outBytes / 1024).toFixed(0)} KiB`,
+);
 console.log(`    in-process: first run ${ms(firstIn)}, warm median ${ms(median(inRuns))}`);
-console.log(`    whole process (median): ${ms(median(procRuns))}  [target < 2000 ms: ${verdict(median(procRuns) < 2000)}]; protoc-gen-es on the same request ${ms(median(esSynth))} (${ratio(median(procRuns), median(esSynth))})`);
+console.log(
+  `    whole process (median): ${ms(median(procRuns))}  [target < 2000 ms: ${verdict(median(procRuns) < 2000)}]; protoc-gen-es on the same request ${ms(median(esSynth))} (${ratio(median(procRuns), median(esSynth))})`,
+);
 
 function synthProto(n) {
   const lines = [
@@ -256,18 +269,41 @@ function requestMix(n, count) {
   for (let k = 0; k < count; k++) {
     const r = `c${(k * 7919) % collections}`;
     switch (k % 12) {
-      case 0: reqs.push(["GET", `/v1/${r}/task-${k}`]); break;
-      case 1: reqs.push(["GET", `/acme/v1/${r}/task-${k}`]); break;
-      case 2: reqs.push(["POST", `/v1/${r}`]); break;
-      case 3: reqs.push(["POST", `/v1/${r}/task-${k}:cancel`]); break;
-      case 4: reqs.push(["GET", `/v1/${r}/task-${k}:subscribe`]); break;
-      case 5: reqs.push(["DELETE", `/v1/${r}/a%2Fb-${k}`]); break;
-      case 6: reqs.push(["GET", `/v1/${r}/s${k}/subs/x${k}`]); break;
-      case 7: reqs.push(["GET", `/v1/${r}/t/subs`]); break;
-      case 8: reqs.push(["PATCH", `/v1/${r}/s/items/i${k}`]); break;
-      case 9: reqs.push(["GET", `/v1/${r}/files/a/b/c/d.txt`]); break;
-      case 10: reqs.push(["PUT", `/v1/${r}/task-${k}`]); break; // 405
-      default: reqs.push(["GET", `/v2/nothing/here/${k}`]); // 404
+      case 0:
+        reqs.push(["GET", `/v1/${r}/task-${k}`]);
+        break;
+      case 1:
+        reqs.push(["GET", `/acme/v1/${r}/task-${k}`]);
+        break;
+      case 2:
+        reqs.push(["POST", `/v1/${r}`]);
+        break;
+      case 3:
+        reqs.push(["POST", `/v1/${r}/task-${k}:cancel`]);
+        break;
+      case 4:
+        reqs.push(["GET", `/v1/${r}/task-${k}:subscribe`]);
+        break;
+      case 5:
+        reqs.push(["DELETE", `/v1/${r}/a%2Fb-${k}`]);
+        break;
+      case 6:
+        reqs.push(["GET", `/v1/${r}/s${k}/subs/x${k}`]);
+        break;
+      case 7:
+        reqs.push(["GET", `/v1/${r}/t/subs`]);
+        break;
+      case 8:
+        reqs.push(["PATCH", `/v1/${r}/s/items/i${k}`]);
+        break;
+      case 9:
+        reqs.push(["GET", `/v1/${r}/files/a/b/c/d.txt`]);
+        break;
+      case 10:
+        reqs.push(["PUT", `/v1/${r}/task-${k}`]);
+        break; // 405
+      default:
+        reqs.push(["GET", `/v2/nothing/here/${k}`]); // 404
     }
   }
   return reqs;
@@ -296,7 +332,9 @@ function timeRouter(n) {
 const small = timeRouter(20);
 const large = timeRouter(1000);
 const small2 = timeRouter(20); // again, to show the noise
-console.log(`    20 routes: ${small.toFixed(0)} ns/match (again: ${small2.toFixed(0)}); 1,000 routes: ${large.toFixed(0)} ns/match; ratio ${ratio(large, Math.min(small, small2))}  [target <= 2x: ${verdict(large <= 2 * Math.min(small, small2))}]`);
+console.log(
+  `    20 routes: ${small.toFixed(0)} ns/match (again: ${small2.toFixed(0)}); 1,000 routes: ${large.toFixed(0)} ns/match; ratio ${ratio(large, Math.min(small, small2))}  [target <= 2x: ${verdict(large <= 2 * Math.min(small, small2))}]`,
+);
 
 // ---------------------------------------------------------------------------
 // (d) compute.proto: this plugin against protoc-gen-es
@@ -308,19 +346,25 @@ const computeReq = requestFor(computeSet, ["google/cloud/compute/v1/compute.prot
 const computeBytes = toBinary(CodeGeneratorRequestSchema, computeReq);
 const computeFile = computeSet.file.find((f) => f.name === "google/cloud/compute/v1/compute.proto");
 const computeRpcs = computeFile.service.reduce((n, s) => n + s.method.length, 0);
-console.log(`    ${computeFile.service.length} services, ${computeRpcs} rpcs, ${computeFile.messageType.length} top-level messages; request ${(computeBytes.length / 1048576).toFixed(1)} MiB`);
+console.log(
+  `    ${computeFile.service.length} services, ${computeRpcs} rpcs, ${computeFile.messageType.length} top-level messages; request ${(computeBytes.length / 1048576).toFixed(1)} MiB`,
+);
 // Wall time is what a user waits; CPU time (the process's own user + system)
 // is steadier here, where the wall clock mostly measures the queue for a core.
 const computeOurs = [];
 for (let i = 0; i < (quick ? 3 : 7); i++) computeOurs.push(runMeasured(ourBin, computeBytes));
 const computeWall = median(computeOurs.map((r) => r.wall));
 const computeCpu = median(computeOurs.map((r) => r.cpu));
-console.log(`    ours (median of ${computeOurs.length}): wall ${ms(computeWall)} [runs: ${computeOurs.map((r) => r.wall.toFixed(0)).join(", ")}], CPU ${ms(computeCpu)}  [target < 3000 ms: ${verdict(computeWall < 3000)}; aim 1500 ms: ${verdict(computeWall < 1500)}]`);
+console.log(
+  `    ours (median of ${computeOurs.length}): wall ${ms(computeWall)} [runs: ${computeOurs.map((r) => r.wall.toFixed(0)).join(", ")}], CPU ${ms(computeCpu)}  [target < 3000 ms: ${verdict(computeWall < 3000)}; aim 1500 ms: ${verdict(computeWall < 1500)}]`,
+);
 if (process.argv.includes("--skip-es-compute")) {
   console.log("    protoc-gen-es: skipped (--skip-es-compute)");
 } else {
   const esCompute = runMeasured(esBin, computeBytes);
-  console.log(`    protoc-gen-es (one run): wall ${ms(esCompute.wall)}, CPU ${ms(esCompute.cpu)}; ratio ours/protoc-gen-es: wall ${ratio(computeWall, esCompute.wall)}, CPU ${ratio(computeCpu, esCompute.cpu)}`);
+  console.log(
+    `    protoc-gen-es (one run): wall ${ms(esCompute.wall)}, CPU ${ms(esCompute.cpu)}; ratio ours/protoc-gen-es: wall ${ratio(computeWall, esCompute.wall)}, CPU ${ratio(computeCpu, esCompute.cpu)}`,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -374,8 +418,12 @@ for (let round = 0; round < (quick ? 2 : 5); round++) {
   for (const n of [100, 2000]) growth[n].proc.push(runMeasured(ourBin, toBinary(CodeGeneratorRequestSchema, growthReqs[n])).cpu);
 }
 for (const n of [100, 2000]) {
-  console.log(`    ${n} rpcs: in-process ${(median(growth[n].inProc) * 1000).toFixed(0)} µs/rpc (median of ${growth[n].inProc.length} rounds), whole process CPU ${ms(median(growth[n].proc))}`);
+  console.log(
+    `    ${n} rpcs: in-process ${(median(growth[n].inProc) * 1000).toFixed(0)} µs/rpc (median of ${growth[n].inProc.length} rounds), whole process CPU ${ms(median(growth[n].proc))}`,
+  );
 }
 const g = median(growth[2000].inProc) / median(growth[100].inProc);
 const gp = median(growth[2000].proc) / 2000 / (median(growth[100].proc) / 100);
-console.log(`    time per rpc, 2,000 against 100, in-process: ${g.toFixed(2)}x  [target <= 1.2x: ${verdict(g <= 1.2)}]; whole-process CPU (node start-up spread over more rpcs): ${gp.toFixed(2)}x`);
+console.log(
+  `    time per rpc, 2,000 against 100, in-process: ${g.toFixed(2)}x  [target <= 1.2x: ${verdict(g <= 1.2)}]; whole-process CPU (node start-up spread over more rpcs): ${gp.toFixed(2)}x`,
+);

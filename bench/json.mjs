@@ -26,13 +26,24 @@ const TASK_JSON = {
     { artifactId: "artifact-1", name: "answer", parts: [{ text: "The quick brown fox jumps over the lazy dog; the lazy dog sleeps on." }] },
   ],
   history: [
-    { messageId: "message-1", contextId: "ctx-1", taskId: "task-1", role: "ROLE_USER", parts: [{ text: "Tell me about the fox and the dog, please." }] },
+    {
+      messageId: "message-1",
+      contextId: "ctx-1",
+      taskId: "task-1",
+      role: "ROLE_USER",
+      parts: [{ text: "Tell me about the fox and the dog, please." }],
+    },
     { messageId: "message-2", contextId: "ctx-1", taskId: "task-1", role: "ROLE_AGENT", parts: [{ text: "Working on it." }] },
   ],
   metadata: { source: "bench" },
 };
 const SEND_JSON = {
-  message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello world" }, { data: { city: "Lyon", days: [1, 2] } }], contextId: "ctx-1" },
+  message: {
+    messageId: "m1",
+    role: "ROLE_USER",
+    parts: [{ text: "hello world" }, { data: { city: "Lyon", days: [1, 2] } }],
+    contextId: "ctx-1",
+  },
 };
 const LENIENT = { ignoreUnknownFields: true };
 const task = fromJson(pb.TaskSchema, TASK_JSON);
@@ -42,7 +53,11 @@ const cases = [
   ["write Task", () => codecs.TaskJson.write(task), () => toJson(pb.TaskSchema, task)],
   ["read Task", () => codecs.TaskJson.read(TASK_JSON), () => fromJson(pb.TaskSchema, TASK_JSON, LENIENT)],
   ["write SendMessageRequest", () => codecs.SendMessageRequestJson.write(send), () => toJson(pb.SendMessageRequestSchema, send)],
-  ["read SendMessageRequest", () => codecs.SendMessageRequestJson.read(SEND_JSON), () => fromJson(pb.SendMessageRequestSchema, SEND_JSON, LENIENT)],
+  [
+    "read SendMessageRequest",
+    () => codecs.SendMessageRequestJson.read(SEND_JSON),
+    () => fromJson(pb.SendMessageRequestSchema, SEND_JSON, LENIENT),
+  ],
 ];
 
 let sink = 0;

@@ -119,7 +119,9 @@ for (const [name, text] of cases) {
   }
   const mp = retained(() => JSON.parse(text));
   const md = retained(() => decode(text, Infinity));
-  console.log(`(no cap) 4 MiB of numbers decoded | ${f1(median(tp))} | ${f1(median(td))} | ${f1(median(td) / median(tp))} | ${f1(mp)} | ${f1(md)} | ${f1(md / mp)}`);
+  console.log(
+    `(no cap) 4 MiB of numbers decoded | ${f1(median(tp))} | ${f1(median(td))} | ${f1(median(td) / median(tp))} | ${f1(mp)} | ${f1(md)} | ${f1(md / mp)}`,
+  );
 }
 
 // gRPC binary: 4 MiB of the cheapest Values (null), decoded as connect-es does, then checked.
@@ -127,7 +129,11 @@ for (const [name, text] of cases) {
   const n = Math.floor(LIMIT / 4) - 16;
   const values = Array.from({ length: n }, () => ({ kind: { case: "nullValue", value: 0 } }));
   const msg = create(pb.SendMessageRequestSchema, {
-    message: { messageId: "m1", role: pb.Role.USER, parts: [{ content: { case: "data", value: { kind: { case: "listValue", value: { values } } } } }] },
+    message: {
+      messageId: "m1",
+      role: pb.Role.USER,
+      parts: [{ content: { case: "data", value: { kind: { case: "listValue", value: { values } } } } }],
+    },
   });
   const bytes = toBinary(pb.SendMessageRequestSchema, msg);
   const json = JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ data: values.map(() => null) }] } });
@@ -140,22 +146,26 @@ for (const [name, text] of cases) {
     tp.push(time(() => JSON.parse(json))[0]);
     gc();
     // What withRequestBounds does first: count on the wire, refuse, decode nothing.
-    tw.push(time(() => {
-      try {
-        checkWire(pb.SendMessageRequestSchema, bytes);
-      } catch {
-        // refused: over the cap
-      }
-    })[0]);
+    tw.push(
+      time(() => {
+        try {
+          checkWire(pb.SendMessageRequestSchema, bytes);
+        } catch {
+          // refused: over the cap
+        }
+      })[0],
+    );
     const [ms, m] = time(() => fromBinary(pb.SendMessageRequestSchema, bytes));
     tb.push(ms);
-    tc.push(time(() => {
-      try {
-        checkMessage(pb.SendMessageRequestSchema, m);
-      } catch {
-        // refused: over the cap
-      }
-    })[0]);
+    tc.push(
+      time(() => {
+        try {
+          checkMessage(pb.SendMessageRequestSchema, m);
+        } catch {
+          // refused: over the cap
+        }
+      })[0],
+    );
   }
   const mb = retained(() => fromBinary(pb.SendMessageRequestSchema, bytes));
   console.log(
@@ -167,4 +177,6 @@ const worst = rows.filter((r) => !r.refused);
 const tx = Math.max(...worst.map((r) => r.decode / r.parse));
 const mx = Math.max(...worst.map((r) => r.md / r.mp));
 const refusedX = Math.max(...rows.filter((r) => r.refused).map((r) => r.decode / r.parse));
-console.log(`worst accepted request: ${f1(tx)}x JSON.parse's time, ${f1(mx)}x its memory (goal: at most 10x each); a refused one ${f1(refusedX)}x its time`);
+console.log(
+  `worst accepted request: ${f1(tx)}x JSON.parse's time, ${f1(mx)}x its memory (goal: at most 10x each); a refused one ${f1(refusedX)}x its time`,
+);

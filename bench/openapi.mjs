@@ -19,7 +19,12 @@ diagnostics.warn = () => {};
 
 const set = fromBinary(FileDescriptorSetSchema, readFileSync(join(root, "test", "fixtures", "valid.binpb")));
 const request = (parameter) =>
-  create(CodeGeneratorRequestSchema, { fileToGenerate: ["a2a.proto"], protoFile: set.file, parameter, compilerVersion: { major: 5, minor: 29, patch: 0 } });
+  create(CodeGeneratorRequestSchema, {
+    fileToGenerate: ["a2a.proto"],
+    protoFile: set.file,
+    parameter,
+    compilerVersion: { major: 5, minor: 29, patch: 0 },
+  });
 const cases = {
   baseline: request("target=ts,profile=a2a"),
   "openapi=true": request("target=ts,profile=a2a,openapi=true"),

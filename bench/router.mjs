@@ -79,7 +79,8 @@ const time = (pass) => {
   return Number(process.hrtime.bigint() - t) / (2000 * requests.length);
 };
 for (let i = 0; i < 3; i++) time(ours), time(theirs);
-const a = [], b = [];
+const a = [],
+  b = [];
 for (let r = 0; r < rounds; r++) {
   if (r % 2) a.push(time(ours)), b.push(time(theirs));
   else b.push(time(theirs)), a.push(time(ours));
@@ -87,8 +88,12 @@ for (let r = 0; r < rounds; r++) {
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 if (sink === 0) throw new Error("nothing matched");
 const [o, f] = [median(a), median(b)];
-console.log(`router.match on a2a.proto (${bindings.length} bindings, ${requests.length} requests), median of ${rounds} rounds; find-my-way without ${skipped} routes it refuses`);
-console.log(`  ours ${o.toFixed(0)} ns/match, find-my-way ${f.toFixed(0)} ns/match, ratio ${(o / f).toFixed(2)}x; target <= 300 ns: ${o <= 300 ? "ok" : "OVER"}`);
+console.log(
+  `router.match on a2a.proto (${bindings.length} bindings, ${requests.length} requests), median of ${rounds} rounds; find-my-way without ${skipped} routes it refuses`,
+);
+console.log(
+  `  ours ${o.toFixed(0)} ns/match, find-my-way ${f.toFixed(0)} ns/match, ratio ${(o / f).toFixed(2)}x; target <= 300 ns: ${o <= 300 ? "ok" : "OVER"}`,
+);
 
 if (each) {
   // One request at a time, both routers in turn, median of the rounds. A loop
@@ -103,7 +108,8 @@ if (each) {
   const theirFind = (m, p) => (fmw.find(m, p) === null ? undefined : true);
   console.log("  per request, ns (ours, find-my-way):");
   for (const [m, p] of requests) {
-    const x = [], y = [];
+    const x = [],
+      y = [];
     for (let r = 0; r < rounds; r++) x.push(one(ourMatch, m, p)), y.push(one(theirFind, m, p));
     console.log(`  ${median(x).toFixed(0).padStart(5)} ${median(y).toFixed(0).padStart(5)}  ${m} ${p}`);
   }

@@ -60,7 +60,13 @@ const TASK_JSON = {
     },
   ],
   history: [
-    { messageId: "message-1", contextId: "ctx-1", taskId: "task-1", role: "ROLE_USER", parts: [{ text: "Tell me about the fox and the dog, please." }] },
+    {
+      messageId: "message-1",
+      contextId: "ctx-1",
+      taskId: "task-1",
+      role: "ROLE_USER",
+      parts: [{ text: "Tell me about the fox and the dog, please." }],
+    },
     { messageId: "message-2", contextId: "ctx-1", taskId: "task-1", role: "ROLE_AGENT", parts: [{ text: "Working on it." }] },
   ],
   metadata: { source: "bench" },
@@ -165,7 +171,10 @@ async function main() {
     console.log(`\n${title[c]}, flat out: server CPU µs per request (floor/ours and SDK/ours: higher is better for us)`);
     console.log(`framework     ours  floor floor/ours    SDK  SDK/ours   | floor+${SPIN_US} µs  floor/it |  req/s ours   floor     SDK`);
     for (const r of rows) {
-      const o = r.ours[c], f = r.floor[c], p = r.spin[c], s = sdkFig[c];
+      const o = r.ours[c],
+        f = r.floor[c],
+        p = r.spin[c],
+        s = sdkFig[c];
       console.log(
         `${r.fw.padEnd(9)} ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)} ${us(s.cpu)}   ${x(s.cpu / o.cpu)}   |    ${us(p.cpu)}    ${x(f.cpu / p.cpu)} |  ${n(o.rps, 10)} ${n(f.rps)} ${n(s.rps)}`,
       );
@@ -173,20 +182,24 @@ async function main() {
     console.log(`${title[c]}, at one offered load (${RATE_SHARE} of the slowest one's flat-out rate): server CPU µs per request`);
     console.log(`framework   req/s     ours  floor floor/ours   | floor+${SPIN_US} µs  floor/it`);
     for (const r of rows) {
-      const o = r.ours.paced[c], f = r.floor.paced[c], p = r.spin.paced[c];
+      const o = r.ours.paced[c],
+        f = r.floor.paced[c],
+        p = r.spin.paced[c];
       const behind = [o, f, p].some((g) => g.rps < 0.97 * r.rates[c]) ? "  (a server fell behind the load)" : "";
-      console.log(`${r.fw.padEnd(9)} ${n(r.rates[c], 7)}  ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)}   |    ${us(p.cpu)}    ${x(f.cpu / p.cpu)}${behind}`);
+      console.log(
+        `${r.fw.padEnd(9)} ${n(r.rates[c], 7)}  ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)}   |    ${us(p.cpu)}    ${x(f.cpu / p.cpu)}${behind}`,
+      );
     }
   }
   console.log(`\nSendStreamingMessage, ${EVENTS} events per request: events/s (ours/SDK), server CPU µs per event`);
   for (const r of rows) {
-    const o = r.ours.sse, s = sdkFig.sse;
+    const o = r.ours.sse,
+      s = sdkFig.sse;
     console.log(
       `${r.fw.padEnd(9)} ${n(o.rps * EVENTS, 9)} / ${n(s.rps * EVENTS, 9)} (${x(o.rps / s.rps)})   CPU ${(o.cpu / EVENTS).toFixed(2)} / ${(s.cpu / EVENTS).toFixed(2)} µs`,
     );
   }
 }
-
 
 async function child(which) {
   process.on("message", (m) => {
@@ -321,7 +334,14 @@ async function sdkServer() {
   };
   const streamExecutor = {
     async execute(ctx, bus) {
-      bus.publish(AgentEvent.task({ ...task, id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_WORKING, timestamp: undefined, message: undefined } }));
+      bus.publish(
+        AgentEvent.task({
+          ...task,
+          id: ctx.taskId,
+          contextId: ctx.contextId,
+          status: { state: TaskState.TASK_STATE_WORKING, timestamp: undefined, message: undefined },
+        }),
+      );
       for (let i = 1; i < EVENTS; i++) {
         bus.publish(
           AgentEvent.statusUpdate({

@@ -349,7 +349,9 @@ async function lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children }
         got.get(s.name)[ci].push(x);
         if (process.env.BENCH_VERBOSE) {
           const f = (v) => (v === undefined ? "n/a" : Math.round(v));
-          process.stderr.write(`  ${c.label} ${s.name}: ${f(x.rate)} tasks/s; CPU µs per task: client ${f(x.cpu)}, its backends ${f(x.db)}, the whole server ${f(x.dbAll)}\n`);
+          process.stderr.write(
+            `  ${c.label} ${s.name}: ${f(x.rate)} tasks/s; CPU µs per task: client ${f(x.cpu)}, its backends ${f(x.db)}, the whole server ${f(x.dbAll)}\n`,
+          );
         }
       }
     }
@@ -390,8 +392,13 @@ async function lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children }
     const r = ratio("postgres", "sdk", ci);
     const rl = ratio("postgres", "sdk+load", ci);
     const rp = ratio("pglite", "sdk", ci);
-    console.log(`${c.label}: postgres/sdk ${xr(r)}, postgres/sdk+load ${xr(rl)}, pglite/sdk ${xr(rp)}, memory/postgres ${xr(ratio("memory", "postgres", ci))}`);
-    if (ci === 0) verdicts.push(`postgres/sdk at ${CONCURRENCY} in flight ${r.mid.toFixed(2)}x (goal >= ${GOAL_SDK}x: ${r.mid >= GOAL_SDK ? "met" : "NOT met"})`);
+    console.log(
+      `${c.label}: postgres/sdk ${xr(r)}, postgres/sdk+load ${xr(rl)}, pglite/sdk ${xr(rp)}, memory/postgres ${xr(ratio("memory", "postgres", ci))}`,
+    );
+    if (ci === 0)
+      verdicts.push(
+        `postgres/sdk at ${CONCURRENCY} in flight ${r.mid.toFixed(2)}x (goal >= ${GOAL_SDK}x: ${r.mid >= GOAL_SDK ? "met" : "NOT met"})`,
+      );
   }
   for (const v of verdicts) console.log(v);
   return true;
@@ -431,14 +438,20 @@ async function latencyBench({ quick, url, children }) {
       ]) {
         const xs = Float64Array.from(r.latencies).sort();
         const q = (p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-        console.log(`${title.padEnd(38)} ${who.padEnd(12)} ${String(xs.length).padStart(6)} ${q(0.5).toFixed(2).padStart(10)} ${q(0.99).toFixed(2).padStart(8)} ${xs[xs.length - 1].toFixed(2).padStart(8)}`);
+        console.log(
+          `${title.padEnd(38)} ${who.padEnd(12)} ${String(xs.length).padStart(6)} ${q(0.5).toFixed(2).padStart(10)} ${q(0.99).toFixed(2).padStart(8)} ${xs[xs.length - 1].toFixed(2).padStart(8)}`,
+        );
         if (r.problems.length) {
           ok = false;
-          console.log(`  ${who}: ${r.problems.slice(0, 5).join("; ")}${r.problems.length > 5 ? ` (and ${r.problems.length - 5} more)` : ""}`);
+          console.log(
+            `  ${who}: ${r.problems.slice(0, 5).join("; ")}${r.problems.length > 5 ? ` (and ${r.problems.length - 5} more)` : ""}`,
+          );
         }
         if (who === "on B") {
           const p99 = q(0.99);
-          console.log(`  p99 on B ${p99.toFixed(2)} ms (goal < ${GOAL_P99_MS} ms: ${p99 < GOAL_P99_MS ? "met" : "NOT met"}); B/A at p50 ${(q(0.5) / median([...onA.latencies])).toFixed(2)}x`);
+          console.log(
+            `  p99 on B ${p99.toFixed(2)} ms (goal < ${GOAL_P99_MS} ms: ${p99 < GOAL_P99_MS ? "met" : "NOT met"}); B/A at p50 ${(q(0.5) / median([...onA.latencies])).toFixed(2)}x`,
+          );
         }
       }
     } catch (e) {
@@ -477,7 +490,8 @@ function lifeScript() {
   const id = crypto.randomUUID();
   const contextId = crypto.randomUUID();
   const steps = [];
-  for (let i = 1; i <= UPDATES + 1; i++) steps.push({ final: i === UPDATES + 1, text: i === UPDATES + 1 ? "done" : `step ${i} of ${UPDATES}` });
+  for (let i = 1; i <= UPDATES + 1; i++)
+    steps.push({ final: i === UPDATES + 1, text: i === UPDATES + 1 ? "done" : `step ${i} of ${UPDATES}` });
   return { id, contextId, text: "hello, store", steps };
 }
 
@@ -573,10 +587,16 @@ async function ourStore(which, url, counts) {
         role: pb.Role.AGENT,
         parts: [{ content: { case: "text", value: step.text } }],
       });
-      const status = create(pb.TaskStatusSchema, { state: step.final ? pb.TaskState.COMPLETED : pb.TaskState.WORKING, message, timestamp: timestampFromMs(at) });
+      const status = create(pb.TaskStatusSchema, {
+        state: step.final ? pb.TaskState.COMPLETED : pb.TaskState.WORKING,
+        message,
+        timestamp: timestampFromMs(at),
+      });
       // As the engine's statusChange: a copy of the task with the new status, the message joining the history.
       task = { ...task, status, history: [...task.history, message] };
-      const event = create(pb.StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: s.id, contextId: s.contextId, status } } });
+      const event = create(pb.StreamResponseSchema, {
+        payload: { case: "statusUpdate", value: { taskId: s.id, contextId: s.contextId, status } },
+      });
       await store.tasks.commit(key, task, version, at, event);
       version++;
     }
@@ -658,7 +678,11 @@ async function sdkStore(url, counts) {
     await store.save(task, context);
     for (const step of s.steps) {
       const m = message(s, Role.ROLE_AGENT, step.text);
-      const status = { state: step.final ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_WORKING, timestamp: new Date().toISOString(), message: m };
+      const status = {
+        state: step.final ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_WORKING,
+        timestamp: new Date().toISOString(),
+        message: m,
+      };
       if (load) {
         // ResultManager.applyStatusUpdate: the stored task, its status replaced, the message appended.
         task = await store.load(s.id, context);
@@ -733,7 +757,9 @@ async function openInstance(which) {
     async subscribe({ ids, events }) {
       streams = [];
       for (const id of ids) {
-        const it = handlers.subscribeToTask(create(pb.SubscribeToTaskRequestSchema, { id }), ctxFor("subscribeToTask", new AbortController().signal))[Symbol.asyncIterator]();
+        const it = handlers
+          .subscribeToTask(create(pb.SubscribeToTaskRequestSchema, { id }), ctxFor("subscribeToTask", new AbortController().signal))
+          [Symbol.asyncIterator]();
         const first = await it.next();
         if (first.done || first.value.payload.case !== "task") throw new Error(`SubscribeToTask ${id}: the first event is not the Task`);
         streams.push({ id, it, events });
@@ -753,7 +779,10 @@ async function openInstance(which) {
           let want = 1;
           const deadline = now() + timeout;
           for (;;) {
-            const r = await Promise.race([it.next(), new Promise((res) => setTimeout(() => res("timeout"), Math.max(0, deadline - now())))]);
+            const r = await Promise.race([
+              it.next(),
+              new Promise((res) => setTimeout(() => res("timeout"), Math.max(0, deadline - now()))),
+            ]);
             if (r === "timeout") {
               problems.push(`task ${id}: stuck after event ${want - 1} of ${events + 1}`);
               await it.return?.();
@@ -767,7 +796,9 @@ async function openInstance(which) {
               continue;
             }
             const textPart = e.value.status?.message?.parts[0]?.content;
-            const [n, stamp] = String(textPart?.value ?? "").split(" ").map(Number);
+            const [n, stamp] = String(textPart?.value ?? "")
+              .split(" ")
+              .map(Number);
             if (n !== want) problems.push(`task ${id}: event ${n} where ${want} was due`);
             want = n + 1;
             latencies.push(t - stamp);

@@ -71,12 +71,14 @@ export function createExampleAgent(options: ExampleAgentOptions = {}) {
     authenticated: () => true,
     extendedCard: () => {
       const extended = clone(AgentCardSchema, currentCard());
-      extended.skills.push(create(AgentSkillSchema, {
-        id: "extended-echo",
-        name: "Extended echo",
-        description: "Only on the extended card.",
-        tags: ["echo"],
-      }));
+      extended.skills.push(
+        create(AgentSkillSchema, {
+          id: "extended-echo",
+          name: "Extended echo",
+          description: "Only on the extended card.",
+          tags: ["echo"],
+        }),
+      );
       return extended;
     },
     ...(options.store ? { store: options.store } : {}),

@@ -17,19 +17,30 @@ type Updater = Parameters<A2AServiceExecutor>[1];
 type Script = (task: Updater, signal: AbortSignal) => Promise<void>;
 
 const text = (value: string): Part => ({ content: { case: "text", value } });
-const file: Part = { content: { case: "raw", value: new TextEncoder().encode("file content\n") }, filename: "output.txt", mediaType: "text/plain" };
-const fileUrl: Part = { content: { case: "url", value: "https://example.com/output.txt" }, filename: "output.txt", mediaType: "text/plain" };
+const file: Part = {
+  content: { case: "raw", value: new TextEncoder().encode("file content\n") },
+  filename: "output.txt",
+  mediaType: "text/plain",
+};
+const fileUrl: Part = {
+  content: { case: "url", value: "https://example.com/output.txt" },
+  filename: "output.txt",
+  mediaType: "text/plain",
+};
 const data: Part = { content: { case: "data", value: fromJson(ValueSchema, { key: "value", count: 42 }) } };
 
 /** What the agent does for a messageId prefix; longest prefix first. */
 const scripts: [prefix: string, run: Script][] = [
-  ["tck-stream-artifact-chunked", async (t) => {
-    await t.working();
-    const artifactId = crypto.randomUUID();
-    await t.artifact({ artifactId, parts: [text("chunk-1 ")] });
-    await t.artifact({ artifactId, parts: [text("chunk-2")] }, { append: true, lastChunk: true });
-    await t.complete();
-  }],
+  [
+    "tck-stream-artifact-chunked",
+    async (t) => {
+      await t.working();
+      const artifactId = crypto.randomUUID();
+      await t.artifact({ artifactId, parts: [text("chunk-1 ")] });
+      await t.artifact({ artifactId, parts: [text("chunk-2")] }, { append: true, lastChunk: true });
+      await t.complete();
+    },
+  ],
   ["tck-stream-artifact-text", (t) => streamed(t, { parts: [text("Streamed text content")] })],
   ["tck-stream-artifact-file", (t) => streamed(t, { parts: [file] })],
   ["tck-stream-ordering-001", (t) => streamed(t, { parts: [text("Ordered output")] })],
@@ -44,11 +55,14 @@ const scripts: [prefix: string, run: Script][] = [
   ["tck-input-required", (t) => t.askForInput("The TCK asked for input: send a follow-up.")],
   ["tck-complete-task", (t) => t.complete("Hello from TCK")],
   ["tck-reject-task", (t) => t.reject("rejected")],
-  ["test-resubscribe-message-id", async (t, signal) => {
-    await t.working();
-    await new Promise((r) => setTimeout(r, 2_000));
-    if (!signal.aborted) await t.complete();
-  }],
+  [
+    "test-resubscribe-message-id",
+    async (t, signal) => {
+      await t.working();
+      await new Promise((r) => setTimeout(r, 2_000));
+      if (!signal.aborted) await t.complete();
+    },
+  ],
 ];
 
 async function streamed(t: Updater, artifact: { parts: Part[] }): Promise<void> {
@@ -75,7 +89,12 @@ export function conformanceCard(url: string, tenant = "", more: ExampleInterface
     version: "1.0.0",
     supportedInterfaces: agentInterfaces(url, tenant, more),
     capabilities: restricted
-      ? { streaming: false, pushNotifications: false, extendedAgentCard: false, extensions: [{ uri: REQUIRED_EXTENSION, required: true, description: "Required by the TCK's gated tests." }] }
+      ? {
+          streaming: false,
+          pushNotifications: false,
+          extendedAgentCard: false,
+          extensions: [{ uri: REQUIRED_EXTENSION, required: true, description: "Required by the TCK's gated tests." }],
+        }
       : { streaming: true, pushNotifications: true, extendedAgentCard: true },
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],

@@ -151,7 +151,13 @@ export async function startExampleAgent(options: {
   const handlers =
     kind === "example"
       ? createExampleAgent({ log, card: agentCard, pushSender, store })
-      : createA2AServiceAgent(conformanceExecutor, { card: agentCard, pushSender, store, authenticated: () => true, extendedCard: agentCard });
+      : createA2AServiceAgent(conformanceExecutor, {
+          card: agentCard,
+          pushSender,
+          store,
+          authenticated: () => true,
+          extendedCard: agentCard,
+        });
   const grpcPort = options.grpcPort ?? 0;
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
@@ -205,7 +211,9 @@ export async function startExampleAgent(options: {
       case "fastify": {
         // fastifyOptions: Fastify's own answer to a malformed URL replaced, and the request
         // timeouts Fastify leaves off (a trickled body would hold its connection for good).
-        const app = Fastify(fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }));
+        const app = Fastify(
+          fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }),
+        );
         app.get(cardPath, agentCardFastify(card, cardOptions));
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, async (req, reply) => {
@@ -286,7 +294,12 @@ http:// webhooks too; on any other host only to public https:// ones.`;
 
 /** --allowed-hosts: "any", or a comma-separated list. */
 function allowedHostsFlag(text: string): AllowedHosts {
-  return text.trim() === "any" ? "any" : text.split(",").map((h) => h.trim()).filter((h) => h !== "");
+  return text.trim() === "any"
+    ? "any"
+    : text
+        .split(",")
+        .map((h) => h.trim())
+        .filter((h) => h !== "");
 }
 
 /**

@@ -16,11 +16,15 @@ try {
   mkdirSync(join(tmp, "in", "google", "rpc"), { recursive: true });
   copyFileSync(join(protos, "error_details.proto"), join(tmp, "in", "google", "rpc", "error_details.proto"));
   writeFileSync(join(tmp, "in", "buf.yaml"), "version: v2\n");
-  execFileSync(join(root, "node_modules", ".bin", "buf"), ["generate", "in", "--template", join(root, "buf.gen.bootstrap.yaml"), "-o", "out"], {
-    cwd: tmp,
-    stdio: "inherit",
-    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}` },
-  });
+  execFileSync(
+    join(root, "node_modules", ".bin", "buf"),
+    ["generate", "in", "--template", join(root, "buf.gen.bootstrap.yaml"), "-o", "out"],
+    {
+      cwd: tmp,
+      stdio: "inherit",
+      env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}` },
+    },
+  );
   const target = join(root, "packages", "runtime", "src", "gen", "google", "rpc");
   mkdirSync(target, { recursive: true });
   copyFileSync(join(tmp, "out", "src", "gen", "google", "rpc", "error_details_pb.ts"), join(target, "error_details_pb.ts"));

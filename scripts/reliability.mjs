@@ -13,9 +13,18 @@ import { join } from "node:path";
 
 const mode = process.argv[2] ?? "readme";
 const modes = {
-  fuzz: { files: ["test/e2e/reliability/fuzz.test.ts", "test/e2e/reliability/codec-fuzz.test.ts"], env: { FUZZ_CASES: process.env.FUZZ_CASES ?? "50000", FUZZ_TIME_LIMIT_MS: process.env.FUZZ_TIME_LIMIT_MS ?? "1200000" } },
-  soak: { files: ["test/e2e/reliability/load.test.ts", "test/e2e/reliability/streams.test.ts"], env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10", ABORT_STREAMS: process.env.ABORT_STREAMS ?? "5000" } },
-  readme: { files: ["test/e2e/reliability", "test/runtime/server/hardening.test.ts", "test/runtime/client/hostile.test.ts"], env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10" } },
+  fuzz: {
+    files: ["test/e2e/reliability/fuzz.test.ts", "test/e2e/reliability/codec-fuzz.test.ts"],
+    env: { FUZZ_CASES: process.env.FUZZ_CASES ?? "50000", FUZZ_TIME_LIMIT_MS: process.env.FUZZ_TIME_LIMIT_MS ?? "1200000" },
+  },
+  soak: {
+    files: ["test/e2e/reliability/load.test.ts", "test/e2e/reliability/streams.test.ts"],
+    env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10", ABORT_STREAMS: process.env.ABORT_STREAMS ?? "5000" },
+  },
+  readme: {
+    files: ["test/e2e/reliability", "test/runtime/server/hardening.test.ts", "test/runtime/client/hostile.test.ts"],
+    env: { LOAD_SECONDS: process.env.LOAD_SECONDS ?? "10" },
+  },
 };
 const run = modes[mode];
 if (!run) {
@@ -32,7 +41,10 @@ const res = spawnSync("npx", ["vitest", "run", "--no-file-parallelism", ...run.f
   stdio: "inherit",
   env: { ...process.env, ...run.env, RELIABILITY_REPORT: report },
 });
-const figures = readFileSync(report, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const figures = readFileSync(report, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 rmSync(dir, { recursive: true, force: true });
 const byName = Object.fromEntries(figures.map((f) => [f.name, f]));
 const seconds = ((Date.now() - t0) / 1000).toFixed(0);
@@ -44,24 +56,35 @@ for (const kind of ["a2a", "library-none"]) {
   const f = byName[`fuzz-${kind}`];
   if (f) {
     const k = f.byKind ?? {};
-    rows.push(`| fuzzing whole requests, ${kind === "a2a" ? "A2A service" : "library proto (generic profile)"}, seed ${f.seed} | ${n(f.cases)} cases × 3 frameworks (${n(f.requests)} requests): ${n(f.failures)} failures; ${n(k["served"])} served by the adapters, ${n(k["refused by node's HTTP parser"] ?? 0)} refused by node's HTTP parser, ${n(k["outside the mount"] ?? 0)} climbing out of the mount; ${n(k["answered on a second try"] ?? 0)} answered only on a second try (no answer within 1 s on the first) |`);
+    rows.push(
+      `| fuzzing whole requests, ${kind === "a2a" ? "A2A service" : "library proto (generic profile)"}, seed ${f.seed} | ${n(f.cases)} cases × 3 frameworks (${n(f.requests)} requests): ${n(f.failures)} failures; ${n(k["served"])} served by the adapters, ${n(k["refused by node's HTTP parser"] ?? 0)} refused by node's HTTP parser, ${n(k["outside the mount"] ?? 0)} climbing out of the mount; ${n(k["answered on a second try"] ?? 0)} answered only on a second try (no answer within 1 s on the first) |`,
+    );
   }
 }
 for (const kind of ["a2a", "library"]) {
   const f = byName[`codec-${kind}`];
-  if (f) rows.push(`| fuzzing router, query and body codecs in process, ${kind} | ${n(f.cases)} cases: ${n(f.failures)} failures (${n(f.routed)} routed, ${n(f.refused)} refused with INVALID_ARGUMENT) |`);
+  if (f)
+    rows.push(
+      `| fuzzing router, query and body codecs in process, ${kind} | ${n(f.cases)} cases: ${n(f.failures)} failures (${n(f.routed)} routed, ${n(f.refused)} refused with INVALID_ARGUMENT) |`,
+    );
 }
 const aborts = fw.map((x) => byName[`abort-${x}`]).filter(Boolean);
 if (aborts.length) {
-  rows.push(`| streams aborted by the client at random points | ${aborts.map((a, i) => `${fw[i]}: ${n(a.started)} started, ${n(a.signals)} signals fired, ${n(a.closed)} iterators closed, heap +${a.heapGrowthMB} MB after GC`).join("; ")} |`);
+  rows.push(
+    `| streams aborted by the client at random points | ${aborts.map((a, i) => `${fw[i]}: ${n(a.started)} started, ${n(a.signals)} signals fired, ${n(a.closed)} iterators closed, heap +${a.heapGrowthMB} MB after GC`).join("; ")} |`,
+  );
 }
 const slow = fw.map((x) => byName[`slow-reader-${x}`]).filter(Boolean);
 if (slow.length) {
-  rows.push(`| a reader that stops reading (1 KiB events) | ${slow.map((a, i) => `${fw[i]}: handler held after ${n(a.eventsBeforeStall)} events, ${n(a.eventsInNext500ms)} more in the next 500 ms, heap ${a.heapGrowthMB >= 0 ? "+" : ""}${a.heapGrowthMB} MB`).join("; ")} |`);
+  rows.push(
+    `| a reader that stops reading (1 KiB events) | ${slow.map((a, i) => `${fw[i]}: handler held after ${n(a.eventsBeforeStall)} events, ${n(a.eventsInNext500ms)} more in the next 500 ms, heap ${a.heapGrowthMB >= 0 ? "+" : ""}${a.heapGrowthMB} MB`).join("; ")} |`,
+  );
 }
 const loads = fw.map((x) => byName[`load-${x}`]).filter(Boolean);
 if (loads.length) {
-  rows.push(`| load: 200 concurrent unary calls + 50 concurrent streams | ${loads.map((a, i) => `${fw[i]}: ${a.seconds} s, ${n(a.calls)} calls, ${n(a.streams)} streams, ${n(a.events)} events checked by sequence; ${n(a.errors)} errors, ${n(a.lost)} lost, ${n(a.duplicated)} duplicated`).join("; ")} |`);
+  rows.push(
+    `| load: 200 concurrent unary calls + 50 concurrent streams | ${loads.map((a, i) => `${fw[i]}: ${a.seconds} s, ${n(a.calls)} calls, ${n(a.streams)} streams, ${n(a.events)} events checked by sequence; ${n(a.errors)} errors, ${n(a.lost)} lost, ${n(a.duplicated)} duplicated`).join("; ")} |`,
+  );
 }
 const hostile = byName["hostile"];
 if (hostile) rows.push(`| hostile servers for the client | ${hostile.summary} |`);

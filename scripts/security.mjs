@@ -17,13 +17,15 @@ const probe = (name, ok, detail = "") => {
   if (!ok) failed++;
   console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? ` — ${detail}` : ""}`);
 };
-for (const file of readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith(".mjs"))
+  .sort()) {
   if (only && !file.includes(only)) continue;
   const mod = await import(pathToFileURL(join(dir, file)).href);
   try {
     await mod.run(probe);
   } catch (err) {
-    probe(`${file}: ran to the end`, false, err instanceof Error ? err.stack ?? err.message : String(err));
+    probe(`${file}: ran to the end`, false, err instanceof Error ? (err.stack ?? err.message) : String(err));
   }
 }
 console.log(`${total - failed}/${total} probes passed`);

@@ -10,11 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const googleApi = join(
-  dirname(createRequire(import.meta.url).resolve("google-proto-files/package.json")),
-  "google",
-  "api",
-);
+const googleApi = join(dirname(createRequire(import.meta.url).resolve("google-proto-files/package.json")), "google", "api");
 /** What a proto with HTTP rules imports from google/api, and what those import. */
 export const shippedGoogleApi = [
   "annotations.proto",

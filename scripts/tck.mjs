@@ -76,7 +76,10 @@ if (opts.help) {
 }
 const pick = (given, all, flag) => {
   if (!given) return all;
-  const names = given.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  const names = given
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const n of names) if (!all.includes(n)) fail(`unknown ${flag} "${n}"; choose from ${all.join(", ")}`);
   return all.filter((n) => names.includes(n)); // the usual order, once each
 };
@@ -94,7 +97,9 @@ if (!existsSync(tsx)) fail(`no ${tsx}: run npm ci first`);
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   knownFile,
-  [path.resolve(root, "../shared/tck/KNOWN.md"), path.join(root, "test/e2e/tck/KNOWN-TCK-BUGS.md")].map((f) => readFileSync(f, "utf8")).join("\n"),
+  [path.resolve(root, "../shared/tck/KNOWN.md"), path.join(root, "test/e2e/tck/KNOWN-TCK-BUGS.md")]
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n"),
 );
 
 // --- processes this script started, stopped on every way out ---------------
@@ -293,7 +298,12 @@ for (const r of results) {
 const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => String(row[i]).length)));
 console.log("");
 for (const [i, row] of rows.entries()) {
-  console.log(row.map((v, j) => (j < 2 ? String(v).padEnd(widths[j]) : String(v).padStart(widths[j]))).join("  ").trimEnd());
+  console.log(
+    row
+      .map((v, j) => (j < 2 ? String(v).padEnd(widths[j]) : String(v).padStart(widths[j])))
+      .join("  ")
+      .trimEnd(),
+  );
   if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
 }
 const broken = results.filter((r) => r.status !== 0 && r.status !== 1).length;

@@ -53,7 +53,10 @@ function nullValuesOnTheWire(n) {
 }
 
 async function grpcError(promise) {
-  const e = await promise.then(() => undefined, (x) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x) => x,
+  );
   return e instanceof ConnectError ? e.code : e === undefined ? "accepted" : String(e);
 }
 
@@ -90,24 +93,44 @@ async function probeFramework(framework, probe) {
       const res = await fetch(`${agent.url}/message:send`, { method: "POST", headers: v, body: send(data) });
       statuses.push(res.status);
     }
-    p("HTTP+JSON data part 1e400 and [1,-1e400] refused with 400", statuses.every((s) => s === 400), `statuses ${statuses.join(", ")}`);
+    p(
+      "HTTP+JSON data part 1e400 and [1,-1e400] refused with 400",
+      statuses.every((s) => s === 400),
+      `statuses ${statuses.join(", ")}`,
+    );
     const rpc = await (await fetch(agent.jsonRpcUrl, { method: "POST", headers: v, body: rpcBody(send("1e400")) })).json();
     p("JSON-RPC data part 1e400 refused (-32602)", rpc.error?.code === -32602, `error ${JSON.stringify(rpc.error?.code)}`);
     const grpc = createClient(pb.A2AService, createGrpcTransport({ baseUrl: `http://${agent.grpcTarget}` }));
     const gmsg = (data) =>
-      create(pb.SendMessageRequestSchema, { message: { messageId: `g-${Math.random()}`, role: pb.Role.USER, parts: [{ content: { case: "data", value: data } }] } });
+      create(pb.SendMessageRequestSchema, {
+        message: { messageId: `g-${Math.random()}`, role: pb.Role.USER, parts: [{ content: { case: "data", value: data } }] },
+      });
     const codes = [];
-    for (const n of [Infinity, -Infinity, NaN]) codes.push(await grpcError(grpc.sendMessage(gmsg({ kind: { case: "numberValue", value: n } }), { headers: { "a2a-version": "1.0" } })));
-    p("gRPC binary numberValue Infinity, -Infinity, NaN refused (INVALID_ARGUMENT)", codes.every((c) => c === 3), `codes ${codes.join(", ")}`);
+    for (const n of [Infinity, -Infinity, NaN])
+      codes.push(
+        await grpcError(grpc.sendMessage(gmsg({ kind: { case: "numberValue", value: n } }), { headers: { "a2a-version": "1.0" } })),
+      );
+    p(
+      "gRPC binary numberValue Infinity, -Infinity, NaN refused (INVALID_ARGUMENT)",
+      codes.every((c) => c === 3),
+      `codes ${codes.join(", ")}`,
+    );
     const after = await taskCount(agent);
     p("nothing stored, and ListTasks still answers 200", after === before && after >= 0, `tasks before ${before}, after ${after}`);
 
     // Item 9: a Struct key `constructor` on gRPC, as on HTTP+JSON.
     const keyCode = await grpcError(
-      grpc.sendMessage(gmsg({ kind: { case: "structValue", value: { fields: { constructor: { kind: { case: "boolValue", value: true } } } } } }), { headers: { "a2a-version": "1.0" } }),
+      grpc.sendMessage(
+        gmsg({ kind: { case: "structValue", value: { fields: { constructor: { kind: { case: "boolValue", value: true } } } } } }),
+        { headers: { "a2a-version": "1.0" } },
+      ),
     );
     const keyHttp = (await fetch(`${agent.url}/message:send`, { method: "POST", headers: v, body: send('{"constructor":true}') })).status;
-    p("Struct key constructor refused on gRPC and HTTP+JSON alike", keyCode === 3 && keyHttp === 400, `gRPC code ${keyCode}, HTTP ${keyHttp}`);
+    p(
+      "Struct key constructor refused on gRPC and HTTP+JSON alike",
+      keyCode === 3 && keyHttp === 400,
+      `gRPC code ${keyCode}, HTTP ${keyHttp}`,
+    );
 
     // Item 3: the element cap, on a 3.9 MiB body of numbers.
     const numbers = `[${Array.from({ length: 2_000_000 }, () => "0").join(",")}]`;
@@ -119,7 +142,9 @@ async function probeFramework(framework, probe) {
     p("the same over JSON-RPC refused with 413", cappedRpc.status === 413, `status ${cappedRpc.status}`);
 
     // Item 5: the gRPC port's bounds.
-    const big = create(pb.SendMessageRequestSchema, { message: { messageId: "big", role: pb.Role.USER, parts: [{ content: { case: "text", value: "x".repeat(5 * 1024 * 1024) } }] } });
+    const big = create(pb.SendMessageRequestSchema, {
+      message: { messageId: "big", role: pb.Role.USER, parts: [{ content: { case: "text", value: "x".repeat(5 * 1024 * 1024) } }] },
+    });
     const bigCode = await grpcError(grpc.sendMessage(big, { headers: { "a2a-version": "1.0" } }));
     p("gRPC message over 4 MiB refused (RESOURCE_EXHAUSTED)", bigCode === 8, `code ${bigCode}`);
     // Item 3 on gRPC: 4 MiB of null Values (about 1M, 1.2 s for protobuf-es to decode) refused on the wire first.
@@ -131,7 +156,13 @@ async function probeFramework(framework, probe) {
     h2.on("error", () => {});
     const t1 = performance.now();
     const wire = await new Promise((ok) => {
-      const req = h2.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/SendMessage", "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+      const req = h2.request({
+        ":method": "POST",
+        ":path": "/lf.a2a.v1.A2AService/SendMessage",
+        "content-type": "application/grpc",
+        te: "trailers",
+        "a2a-version": "1.0",
+      });
       let code;
       req.on("response", (h) => (code ??= h["grpc-status"]));
       req.on("trailers", (t) => (code ??= t["grpc-status"]));
@@ -142,12 +173,20 @@ async function probeFramework(framework, probe) {
     });
     const wireMs = performance.now() - t1;
     h2.destroy();
-    p("gRPC 4 MiB of null Values (1M elements) refused before decoding (RESOURCE_EXHAUSTED)", wire === "8" && wireMs < 1000, `grpc-status ${wire} in ${wireMs.toFixed(0)} ms`);
+    p(
+      "gRPC 4 MiB of null Values (1M elements) refused before decoding (RESOURCE_EXHAUSTED)",
+      wire === "8" && wireMs < 1000,
+      `grpc-status ${wire} in ${wireMs.toFixed(0)} ms`,
+    );
     const session = http2.connect(`http://${agent.grpcTarget}`);
     session.on("error", () => {});
     const settings = await new Promise((ok) => session.once("remoteSettings", ok));
     session.destroy();
-    p("gRPC announces at most 100 concurrent streams", settings.maxConcurrentStreams === 100, `maxConcurrentStreams ${settings.maxConcurrentStreams}`);
+    p(
+      "gRPC announces at most 100 concurrent streams",
+      settings.maxConcurrentStreams === 100,
+      `maxConcurrentStreams ${settings.maxConcurrentStreams}`,
+    );
 
     // Item 8: a trickled body (Fastify: the probe sets a 3 s request timeout; Express and Hono have Node's 300 s).
     if (framework === "fastify") {
@@ -157,7 +196,9 @@ async function probeFramework(framework, probe) {
         let got = "";
         s.on("data", (d) => (got += d.toString("latin1")));
         s.on("error", () => {});
-        s.write(`POST /message:send HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+        s.write(
+          `POST /message:send HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+        );
         const trickle = setInterval(() => s.write(" "), 200);
         const stop = setTimeout(() => s.destroy(), 60_000);
         s.once("close", () => {
@@ -170,10 +211,19 @@ async function probeFramework(framework, probe) {
     }
 
     // Item 3: a reader that never reads a large answer is closed after the write-stall timeout.
-    for (let i = 0; i < 4; i++) await fetch(`${agent.url}/message:send`, { method: "POST", headers: v, body: send("1", "y".repeat(3 * 1024 * 1024)) });
+    for (let i = 0; i < 4; i++)
+      await fetch(`${agent.url}/message:send`, { method: "POST", headers: v, body: send("1", "y".repeat(3 * 1024 * 1024)) });
     const port = Number(new URL(agent.url).port);
-    const seconds = await stalledReader(port, `GET /tasks?includeArtifacts=true HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nA2A-Version: 1.0\r\n\r\n`, 120);
-    p("a client that never reads a 20+ MB ListTasks answer is disconnected", seconds !== null, seconds === null ? "still open after 120 s" : `closed after ${seconds.toFixed(1)} s`);
+    const seconds = await stalledReader(
+      port,
+      `GET /tasks?includeArtifacts=true HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nA2A-Version: 1.0\r\n\r\n`,
+      120,
+    );
+    p(
+      "a client that never reads a 20+ MB ListTasks answer is disconnected",
+      seconds !== null,
+      seconds === null ? "still open after 120 s" : `closed after ${seconds.toFixed(1)} s`,
+    );
   } finally {
     await agent.close();
   }
@@ -196,9 +246,23 @@ async function probeRedirects(probe) {
   const baseUrl = `http://127.0.0.1:${agent.address().port}`;
   try {
     const headers = { "x-api-key": "secret", authorization: "Bearer secret" };
-    const e = await createA2AServiceClient({ baseUrl, headers }).getTask({ id: "t1" }).then(() => undefined, (x) => x);
-    probe("limits client: a redirect to another origin is refused, nothing sent there", e?.code === 9 && seen.length === 0, e ? e.message : "followed");
-    const allowed = await createA2AServiceClient({ baseUrl, headers, redirects: () => true }).getTask({ id: "t1" }).then(() => true, () => false);
+    const e = await createA2AServiceClient({ baseUrl, headers })
+      .getTask({ id: "t1" })
+      .then(
+        () => undefined,
+        (x) => x,
+      );
+    probe(
+      "limits client: a redirect to another origin is refused, nothing sent there",
+      e?.code === 9 && seen.length === 0,
+      e ? e.message : "followed",
+    );
+    const allowed = await createA2AServiceClient({ baseUrl, headers, redirects: () => true })
+      .getTask({ id: "t1" })
+      .then(
+        () => true,
+        () => false,
+      );
     probe(
       "limits client: an allowed cross-origin redirect carries no credentials",
       allowed && seen.length === 1 && seen[0]["x-api-key"] === undefined && seen[0].authorization === undefined,

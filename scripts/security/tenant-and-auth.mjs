@@ -39,11 +39,14 @@ function closingSenders(origin, path, bytes, n, version = "1.0") {
         const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
         resolve(m ? m[1] : `lost (${error || "closed"})`);
       });
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: ${version}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${bytes}\r\n\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: ${version}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${bytes}\r\n\r\n`,
+      );
       const chunk = Buffer.alloc(65536, 32);
       const chunks = Math.ceil(bytes / 65536);
       const timer = setInterval(() => {
-        for (let k = 0; k < 8 && sent < chunks && !socket.destroyed; k++, sent++) socket.write(sent === chunks - 1 ? chunk.subarray(0, bytes - 65536 * (chunks - 1)) : chunk);
+        for (let k = 0; k < 8 && sent < chunks && !socket.destroyed; k++, sent++)
+          socket.write(sent === chunks - 1 ? chunk.subarray(0, bytes - 65536 * (chunks - 1)) : chunk);
         if (sent >= chunks || socket.destroyed) clearInterval(timer);
       }, 1);
     });
@@ -72,12 +75,20 @@ function withheld(origin, bytes, sendFirst, waitMs = 3000) {
       if (end < 0 || !length || text.length < end + 4 + Number(length[1])) return;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ status: Number(text.slice(9, 12)), headers: text.slice(0, end).toLowerCase(), body: text.slice(end + 4), ms: performance.now() - start });
+      resolve({
+        status: Number(text.slice(9, 12)),
+        headers: text.slice(0, end).toLowerCase(),
+        body: text.slice(end + 4),
+        ms: performance.now() - start,
+      });
     });
-    socket.write(`POST /jsonrpc HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`, () => {
-      start = performance.now();
-      if (sendFirst > 0) socket.write(Buffer.alloc(sendFirst, 32));
-    });
+    socket.write(
+      `POST /jsonrpc HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
+      () => {
+        start = performance.now();
+        if (sendFirst > 0) socket.write(Buffer.alloc(sendFirst, 32));
+      },
+    );
   });
 }
 
@@ -115,15 +126,30 @@ export async function run(probe) {
         ['POST /alice/tasks/{id}:cancel {"tenant":"bob"} (tenants disagree)', "POST", `/alice/tasks/${id}:cancel`, { tenant: "bob" }, 400],
       ];
       for (const [name, method, path, body, want] of cases) {
-        const res = await call(at(path), { method, headers: as("alice", body ? json : {}), ...(body ? { body: JSON.stringify(body) } : {}) });
+        const res = await call(at(path), {
+          method,
+          headers: as("alice", body ? json : {}),
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
         probe(`${tag} tenant: ${name} is ${want}`, res.status === want, `HTTP ${res.status}`);
       }
       const still = await call(at(`/bob/tasks/${id}`), { headers: as("bob") });
-      probe(`${tag} tenant: bob's task was not canceled by alice`, still.status === 200 && !still.text.includes("TASK_STATE_CANCELED"), JSON.parse(still.text).status?.state ?? still.text.slice(0, 80));
-      const rpc = await call(at("/jsonrpc"), { method: "POST", headers: as("alice", json), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { tenant: "bob" } }) });
+      probe(
+        `${tag} tenant: bob's task was not canceled by alice`,
+        still.status === 200 && !still.text.includes("TASK_STATE_CANCELED"),
+        JSON.parse(still.text).status?.state ?? still.text.slice(0, 80),
+      );
+      const rpc = await call(at("/jsonrpc"), {
+        method: "POST",
+        headers: as("alice", json),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { tenant: "bob" } }),
+      });
       probe(`${tag} tenant: JSON-RPC ListTasks {tenant: bob} with alice's token is 403`, rpc.status === 403, `HTTP ${rpc.status}`);
       const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: agent.grpcBaseUrl }));
-      const g = await grpc.listTasks(create(ListTasksRequestSchema, { tenant: "bob" }), { headers: as("alice") }).then(() => "OK", (e) => ConnectError.from(e).code);
+      const g = await grpc.listTasks(create(ListTasksRequestSchema, { tenant: "bob" }), { headers: as("alice") }).then(
+        () => "OK",
+        (e) => ConnectError.from(e).code,
+      );
       probe(`${tag} tenant: gRPC ListTasks {tenant: bob} with alice's token is PERMISSION_DENIED`, g === 7, `code ${g}`);
 
       // Item 9: ids and tenants that cannot name a resource.
@@ -139,15 +165,25 @@ export async function run(probe) {
       // fetch would resolve a dot segment itself: this one goes raw.
       const dots = await closingSenders(agent.origin, "/%2E%2E/tasks", 2, 1);
       probe(`${tag} path: a tenant of .. (as %2E%2E) is 400`, dots[0] === "400", dots[0]);
-      const nulRpc = await call(at("/jsonrpc"), { method: "POST", headers: as("bob", json), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "a\u0000b" } }) });
-      probe(`${tag} path: JSON-RPC GetTask of a NUL id is refused as the path refuses it`, nulRpc.text.includes("-32602"), nulRpc.text.slice(0, 100));
+      const nulRpc = await call(at("/jsonrpc"), {
+        method: "POST",
+        headers: as("bob", json),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "a\u0000b" } }),
+      });
+      probe(
+        `${tag} path: JSON-RPC GetTask of a NUL id is refused as the path refuses it`,
+        nulRpc.text.includes("-32602"),
+        nulRpc.text.slice(0, 100),
+      );
 
       // Item 4: authentication before work. JSON-RPC authenticates on the
       // headers: a body withheld after them still gets its 401.
       const early = await withheld(agent.origin, 3_000_000, 0);
       probe(
         `${tag} auth: JSON-RPC 3 MB SendMessage without a token, its body withheld, is a 401 (id null, WWW-Authenticate) before the body is read`,
-        early?.status === 401 && early.headers.includes(`www-authenticate: ${agent.challenge.toLowerCase()}`) && JSON.parse(early.body).id === null,
+        early?.status === 401 &&
+          early.headers.includes(`www-authenticate: ${agent.challenge.toLowerCase()}`) &&
+          JSON.parse(early.body).id === null,
         early ? `HTTP ${early.status} in ${early.ms.toFixed(1)} ms` : "no answer in 3 s",
       );
       const held = await heapPeak(() => Promise.all(Array.from({ length: 8 }, () => withheld(agent.origin, 3_000_000, 65536))));
@@ -156,7 +192,12 @@ export async function run(probe) {
         held.result.every((r) => r?.status === 401),
         `${held.result.map((r) => r?.status ?? "none").join(" ")}, slowest ${Math.max(...held.result.map((r) => r?.ms ?? Infinity)).toFixed(1)} ms, heap +${held.mb.toFixed(1)} MB`,
       );
-      const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ data: Array(90_000).fill("x".repeat(28)) }] } } });
+      const big = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { ...message, parts: [{ data: Array(90_000).fill("x".repeat(28)) }] } },
+      });
       let t = performance.now();
       const noToken = await call(at("/jsonrpc"), { method: "POST", headers: { ...v, ...json }, body: big });
       const ms401 = performance.now() - t;
@@ -166,20 +207,38 @@ export async function run(probe) {
         `HTTP ${noToken.status} in ${ms401.toFixed(0)} ms`,
       );
       t = performance.now();
-      const eight = await heapPeak(() => Promise.all(Array.from({ length: 8 }, () => call(at("/jsonrpc"), { method: "POST", headers: { ...v, ...json }, body: big }))));
+      const eight = await heapPeak(() =>
+        Promise.all(Array.from({ length: 8 }, () => call(at("/jsonrpc"), { method: "POST", headers: { ...v, ...json }, body: big }))),
+      );
       probe(
         `${tag} auth: eight of them at once are all 401`,
         eight.result.every((r) => r.status === 401),
         `${eight.result.map((r) => r.status).join(" ")} in ${(performance.now() - t).toFixed(0)} ms, heap +${eight.mb.toFixed(1)} MB`,
       );
       const rpcSenders = await closingSenders(agent.origin, "/jsonrpc", 3 * 2 ** 20, 8);
-      probe(`${tag} auth: 8 clients still sending 3 MiB to /jsonrpc (Connection: close) all read their 401, no EPIPE`, rpcSenders.every((s) => s === "401"), rpcSenders.join(" "));
+      probe(
+        `${tag} auth: 8 clients still sending 3 MiB to /jsonrpc (Connection: close) all read their 401, no EPIPE`,
+        rpcSenders.every((s) => s === "401"),
+        rpcSenders.join(" "),
+      );
       const http = await call(at("/message:send"), { method: "POST", headers: { ...v, ...json }, body: "{" });
-      probe(`${tag} auth: HTTP+JSON 401 carries WWW-Authenticate`, http.status === 401 && http.headers.get("www-authenticate") === agent.challenge, `HTTP ${http.status}, ${http.headers.get("www-authenticate")}`);
+      probe(
+        `${tag} auth: HTTP+JSON 401 carries WWW-Authenticate`,
+        http.status === 401 && http.headers.get("www-authenticate") === agent.challenge,
+        `HTTP ${http.status}, ${http.headers.get("www-authenticate")}`,
+      );
       const senders = await closingSenders(agent.origin, "/message:send", 3 * 2 ** 20, 8);
-      probe(`${tag} auth: 8 clients still sending 3 MiB (Connection: close) all read their 401, no EPIPE`, senders.every((s) => s === "401"), senders.join(" "));
+      probe(
+        `${tag} auth: 8 clients still sending 3 MiB (Connection: close) all read their 401, no EPIPE`,
+        senders.every((s) => s === "401"),
+        senders.join(" "),
+      );
       const version = await closingSenders(agent.origin, "/message:send", 3 * 2 ** 20, 8, "9.9");
-      probe(`${tag} auth: 8 clients still sending 3 MiB with A2A-Version 9.9 all read their 400`, version.every((s) => s === "400"), version.join(" "));
+      probe(
+        `${tag} auth: 8 clients still sending 3 MiB with A2A-Version 9.9 all read their 400`,
+        version.every((s) => s === "400"),
+        version.join(" "),
+      );
     } finally {
       await agent.close();
     }

@@ -151,7 +151,9 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
     }
     const valid: readonly string[] = choices[key as keyof typeof choices];
     if (!valid.includes(value)) {
-      throw new PluginOptionError(`option "${key}=${value}" is not valid${didYouMean(value, valid)}; ${key} takes one of ${valid.join(", ")}`);
+      throw new PluginOptionError(
+        `option "${key}=${value}" is not valid${didYouMean(value, valid)}; ${key} takes one of ${valid.join(", ")}`,
+      );
     }
     switch (key) {
       case "profile":
@@ -196,7 +198,20 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
         break;
     }
   }
-  return { profile, servers: servers ?? [...serverFrameworks], client, stub, agent, connect, conflicts, streaming, sameShape, runtimeImport, openapi, jsonCodec };
+  return {
+    profile,
+    servers: servers ?? [...serverFrameworks],
+    client,
+    stub,
+    agent,
+    connect,
+    conflicts,
+    streaming,
+    sameShape,
+    runtimeImport,
+    openapi,
+    jsonCodec,
+  };
 }
 
 /**

@@ -14,7 +14,11 @@ const standardChoices: Record<string, readonly string[]> = {
   elide_plugin_version: ["true", "false"],
 };
 const normalised: Record<string, (v: string) => string> = {
-  target: (v) => v.split("+").sort((a, b) => order.indexOf(a) - order.indexOf(b)).join("+"),
+  target: (v) =>
+    v
+      .split("+")
+      .sort((a, b) => order.indexOf(a) - order.indexOf(b))
+      .join("+"),
   import_extension: (v) => (v.startsWith(".") ? v.slice(1) : v === "" ? "none" : v),
   keep_empty_files: bool,
   ts_nocheck: bool,

@@ -65,7 +65,9 @@ export function transpile(
       getCurrentDirectory: () => "",
       getNewLine: () => "\n",
     });
-    throw new Error(`protoc-gen-a2a-http could not transpile its output to ${transpileJs ? "js" : ""}${transpileJs && transpileDts ? "+" : ""}${transpileDts ? "dts" : ""}; target=ts always works:\n${text}`);
+    throw new Error(
+      `protoc-gen-a2a-http could not transpile its output to ${transpileJs ? "js" : ""}${transpileJs && transpileDts ? "+" : ""}${transpileDts ? "dts" : ""}; target=ts always works:\n${text}`,
+    );
   }
   return out;
 }

@@ -209,14 +209,12 @@ export function a2aError(
 /** Factories for the A2A error types (spec v1.0.1 §5.4), for handlers to throw. */
 export const A2AErrors = {
   /** 404 NOT_FOUND: no such task (also used for a missing push config). */
-  taskNotFound: (taskId: string, message = `task not found: ${taskId}`) =>
-    a2aError("TASK_NOT_FOUND", message, { taskId }),
+  taskNotFound: (taskId: string, message = `task not found: ${taskId}`) => a2aError("TASK_NOT_FOUND", message, { taskId }),
   /** 400 FAILED_PRECONDITION: the task cannot be canceled in its state. */
   taskNotCancelable: (taskId: string, message = `task ${taskId} cannot be canceled`) =>
     a2aError("TASK_NOT_CANCELABLE", message, { taskId }),
   /** 400 FAILED_PRECONDITION: the agent does not do push notifications. */
-  pushNotificationNotSupported: (message = "push notifications are not supported") =>
-    a2aError("PUSH_NOTIFICATION_NOT_SUPPORTED", message),
+  pushNotificationNotSupported: (message = "push notifications are not supported") => a2aError("PUSH_NOTIFICATION_NOT_SUPPORTED", message),
   /** 400 FAILED_PRECONDITION: e.g. subscribing to a task in a terminal state. */
   unsupportedOperation: (message = "operation not supported", metadata: Record<string, string> = {}) =>
     a2aError("UNSUPPORTED_OPERATION", message, metadata),
@@ -239,17 +237,14 @@ export const A2AErrors = {
     a2aError("EXTENSION_SUPPORT_REQUIRED", message, { extension }),
   /** 400 FAILED_PRECONDITION: the A2A-Version is not one the server speaks. */
   versionNotSupported: (version: string, supported: readonly string[]) =>
-    a2aError(
-      "VERSION_NOT_SUPPORTED",
-      `A2A version ${version} is not supported; supported: ${supported.join(", ")}`,
-      { version, supported: supported.join(",") },
-    ),
+    a2aError("VERSION_NOT_SUPPORTED", `A2A version ${version} is not supported; supported: ${supported.join(", ")}`, {
+      version,
+      supported: supported.join(","),
+    }),
   /** 400 INVALID_ARGUMENT: the request's parameters are wrong. */
-  invalidParams: (message: string, moreDetails: readonly ErrorDetail[] = []) =>
-    a2aError("INVALID_PARAMS", message, {}, moreDetails),
+  invalidParams: (message: string, moreDetails: readonly ErrorDetail[] = []) => a2aError("INVALID_PARAMS", message, {}, moreDetails),
   /** 400 INVALID_ARGUMENT: the request itself is malformed. */
-  invalidRequest: (message: string, moreDetails: readonly ErrorDetail[] = []) =>
-    a2aError("INVALID_REQUEST", message, {}, moreDetails),
+  invalidRequest: (message: string, moreDetails: readonly ErrorDetail[] = []) => a2aError("INVALID_REQUEST", message, {}, moreDetails),
 } as const;
 
 /**

@@ -22,7 +22,11 @@ machines may run this at once: one migrates, the others find it done.
   --help  this text`;
 
 /** Runs the command line `argv` (without node and the script); resolves with the exit code. */
-export async function main(argv: readonly string[], out = (s: string) => console.log(s), err = (s: string) => console.error(s)): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out = (s: string) => console.log(s),
+  err = (s: string) => console.error(s),
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -41,7 +45,9 @@ export async function main(argv: readonly string[], out = (s: string) => console
   }
   const [command, ...extra] = positionals;
   if (command !== "migrate" || extra.length > 0) {
-    err(`${command === undefined ? "a2a-http: no command given" : `a2a-http: unknown command "${[command, ...extra].join(" ")}"`}\n${usage}`);
+    err(
+      `${command === undefined ? "a2a-http: no command given" : `a2a-http: unknown command "${[command, ...extra].join(" ")}"`}\n${usage}`,
+    );
     return 2;
   }
   const url = values.url?.trim();

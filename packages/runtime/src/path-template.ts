@@ -18,10 +18,7 @@
  */
 
 /** One segment of a template: a literal, `*` (one segment) or `**` (zero or more). */
-export type TemplateSegment =
-  | { readonly kind: "literal"; readonly value: string }
-  | { readonly kind: "*" }
-  | { readonly kind: "**" };
+export type TemplateSegment = { readonly kind: "literal"; readonly value: string } | { readonly kind: "*" } | { readonly kind: "**" };
 
 /** A `{field.path=...}` variable and the template segments it covers. */
 export interface TemplateVariable {
@@ -148,7 +145,7 @@ export function parsePathTemplate(template: string): PathTemplate {
       const multiSegment = end - start > 1 || segments.slice(start, end).some((s) => s.kind === "**");
       variables.push({ fieldPath, start, end, multiSegment });
     } else {
-      pushSegment(part, "(\"//\" or a trailing \"/\")");
+      pushSegment(part, '("//" or a trailing "/")');
     }
   }
   return { template, segments, verb, variables };

@@ -177,7 +177,10 @@ export function schemaError(e: unknown, spec: StoreSpec): unknown {
   return e;
 }
 
-async function connectServer(url: string, options: Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "onError">): Promise<SqlClient> {
+async function connectServer(
+  url: string,
+  options: Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "onError">,
+): Promise<SqlClient> {
   const ms = options.connectTimeoutMs ?? 10_000;
   const pending = connectPostgres(url, {
     ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
@@ -191,7 +194,12 @@ async function connectServer(url: string, options: Pick<OpenStoreOptions, "conne
     return await Promise.race([pending, timeout]);
   } catch (e) {
     // A connection that succeeds after we gave up must not keep the process alive.
-    pending.then((db) => db.close(), () => {}).catch(() => {});
+    pending
+      .then(
+        (db) => db.close(),
+        () => {},
+      )
+      .catch(() => {});
     if (e instanceof StoreError) throw e;
     throw fromDriver(e, url);
   } finally {
@@ -364,7 +372,8 @@ export async function migrateStore(
   options: Pick<OpenStoreOptions, "connectTimeoutMs"> = {},
 ): Promise<{ store: string; applied: number[]; version: number }> {
   const parsed = parseStoreSpec(spec);
-  if (parsed.kind === "memory") throw new StoreError("spec", "the memory store has no schema to migrate: give a directory or a postgres:// URL");
+  if (parsed.kind === "memory")
+    throw new StoreError("spec", "the memory store has no schema to migrate: give a directory or a postgres:// URL");
   const db = await openDatabase(parsed, options);
   try {
     const applied = await migrate(db);

@@ -25,7 +25,8 @@ export async function startAuthAgent(framework: "express" | "fastify" | "hono") 
       input.responseHeaders.set("www-authenticate", challenge);
       throw new RpcError(Code.UNAUTHENTICATED, "a bearer token is required");
     }
-    if (input.tenant !== undefined && input.tenant !== who) throw new RpcError(Code.PERMISSION_DENIED, `${who} may not act for tenant ${input.tenant}`);
+    if (input.tenant !== undefined && input.tenant !== who)
+      throw new RpcError(Code.PERMISSION_DENIED, `${who} may not act for tenant ${input.tenant}`);
     // One owner per tenant: a team's tasks are the team's.
     return { owner: "" };
   };

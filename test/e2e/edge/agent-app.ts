@@ -52,7 +52,10 @@ export function createEdgeAgent(): EdgeFetch {
     if (app) return app;
     const handlers = watchAborts(createExampleAgent({ card, stepMs: 50 }), aborted);
     app = new Hono();
-    app.get("/.well-known/agent-card.json", agentCardHono(() => toJson(AgentCardSchema, card())));
+    app.get(
+      "/.well-known/agent-card.json",
+      agentCardHono(() => toJson(AgentCardSchema, card())),
+    );
     app.get("/__edge/aborted", (c) => c.json(aborted));
     app.route("/jsonrpc", a2aServiceJsonRpcHono(handlers));
     app.route("/", a2aServiceHono(handlers));

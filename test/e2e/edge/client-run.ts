@@ -7,7 +7,11 @@ import { isRpcError } from "a2a-http";
 import { createA2AServiceClient } from "../../../gen/a2a_http_client.js";
 import { Role, TaskState } from "../../../gen/a2a_pb.js";
 
-const text = (t: string) => ({ messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: t } }] });
+const text = (t: string) => ({
+  messageId: crypto.randomUUID(),
+  role: Role.USER,
+  parts: [{ content: { case: "text" as const, value: t } }],
+});
 
 /** What one binding's calls gave. */
 async function callsOn(transport: "http+json" | "jsonrpc", baseUrl: string) {

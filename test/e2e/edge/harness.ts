@@ -101,7 +101,10 @@ async function bundle(entry: string, outfile: string): Promise<void> {
 async function freePorts(n: number): Promise<number[]> {
   const servers = Array.from({ length: n }, () => createServer());
   const ports = await Promise.all(
-    servers.map((s) => new Promise<number>((ok, fail) => s.once("error", fail).listen(0, "127.0.0.1", () => ok((s.address() as { port: number }).port)))),
+    servers.map(
+      (s) =>
+        new Promise<number>((ok, fail) => s.once("error", fail).listen(0, "127.0.0.1", () => ok((s.address() as { port: number }).port))),
+    ),
   );
   await Promise.all(servers.map((s) => new Promise((ok) => s.close(ok))));
   return ports;
@@ -118,7 +121,11 @@ interface Running {
 
 /** Starts `binary args`; `stop()` ends it by pid (SIGTERM, then SIGKILL after 2 s) and waits for its exit. */
 function start(binary: string, args: readonly string[], cwd: string): Running {
-  const child = spawn(binary, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } });
+  const child = spawn(binary, args, {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+  });
   let out = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -152,7 +159,9 @@ export async function until<T>(what: string, ms: number, check: () => Promise<T 
     const value = exited ? undefined : await check();
     if (value !== undefined) return value;
     if (exited || Date.now() > deadline) {
-      throw new Error(`${what}: ${exited ? "the process exited" : `not within ${ms} ms`}${run ? `\n--- its output ---\n${run.output()}` : ""}`);
+      throw new Error(
+        `${what}: ${exited ? "the process exited" : `not within ${ms} ms`}${run ? `\n--- its output ---\n${run.output()}` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -16,7 +16,11 @@ import { findRuntime, launch, until, type Launched, type RuntimeName } from "./h
 const bindings = ["http+json", "jsonrpc"] as const;
 type Binding = (typeof bindings)[number];
 
-const text = (t: string) => ({ messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: t } }] });
+const text = (t: string) => ({
+  messageId: crypto.randomUUID(),
+  role: Role.USER,
+  parts: [{ content: { case: "text" as const, value: t } }],
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const stateOf = (e: StreamResponse) =>
   e.payload.case === "task" ? e.payload.value.status?.state : e.payload.case === "statusUpdate" ? e.payload.value.status?.state : undefined;
@@ -44,7 +48,10 @@ export function edgeSuite(name: RuntimeName): void {
   let edge: Launched;
   let nodeAgent: RunningAgent;
   beforeAll(async () => {
-    const [launched, started] = await Promise.allSettled([launch(name, binary), startExampleAgent({ framework: "hono", port: 0, grpcPort: -1 })]);
+    const [launched, started] = await Promise.allSettled([
+      launch(name, binary),
+      startExampleAgent({ framework: "hono", port: 0, grpcPort: -1 }),
+    ]);
     // Whichever started is stopped by afterAll, even when the other failed.
     if (launched.status === "fulfilled") edge = launched.value;
     if (started.status === "fulfilled") nodeAgent = started.value;
@@ -53,7 +60,8 @@ export function edgeSuite(name: RuntimeName): void {
   afterAll(() => Promise.all([edge?.stop(), nodeAgent?.close()]));
   // What the runtime logged (workerd's uncaught exceptions, say) explains most failures.
   afterEach(({ task }) => {
-    if (task.result?.state === "fail" && edge) console.error(`--- ${name} output (last 3000 characters) ---\n${edge.output().slice(-3000)}`);
+    if (task.result?.state === "fail" && edge)
+      console.error(`--- ${name} output (last 3000 characters) ---\n${edge.output().slice(-3000)}`);
   });
 
   describe(`the example agent on ${name}`, () => {
@@ -159,7 +167,9 @@ export function edgeSuite(name: RuntimeName): void {
       expect(await rpc.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32001 } });
       // The generated client turns both into the same RpcError.
       for (const binding of bindings) {
-        const e = await clientOf(binding).getTask({ id: "no-such-task" }).catch((x: unknown) => x);
+        const e = await clientOf(binding)
+          .getTask({ id: "no-such-task" })
+          .catch((x: unknown) => x);
         expect(isRpcError(e) && [e.status, e.reason]).toEqual(["NOT_FOUND", "TASK_NOT_FOUND"]);
       }
     });
@@ -167,7 +177,11 @@ export function edgeSuite(name: RuntimeName): void {
 
   describe(`the generated client on ${name}`, () => {
     test("calls a Node agent on HTTP+JSON and JSON-RPC", async () => {
-      const calls = { sent: { state: "COMPLETED", artifact: "echo: hello" }, got: "COMPLETED", error: { status: "NOT_FOUND", reason: "TASK_NOT_FOUND" } };
+      const calls = {
+        sent: { state: "COMPLETED", artifact: "echo: hello" },
+        got: "COMPLETED",
+        error: { status: "NOT_FOUND", reason: "TASK_NOT_FOUND" },
+      };
       const results = (await edge.runClient(nodeAgent.url)) as Record<string, { streamed: string[] }>;
       expect(results).toMatchObject({ card: "Echo agent", httpJson: calls, jsonRpc: calls });
       for (const binding of ["httpJson", "jsonRpc"]) {

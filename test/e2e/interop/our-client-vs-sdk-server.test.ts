@@ -171,7 +171,9 @@ describe.each([
     // The SDK's delete is idempotent: a second delete is another 204.
     await client.deleteTaskPushNotificationConfig({ taskId: task.id, id: "cfg-1" });
 
-    const statuses = rec.calls.filter((c) => c.url.includes(`/tasks/${task.id}/pushNotificationConfigs`)).map((c) => `${c.method} ${c.status}`);
+    const statuses = rec.calls
+      .filter((c) => c.url.includes(`/tasks/${task.id}/pushNotificationConfigs`))
+      .map((c) => `${c.method} ${c.status}`);
     expect(statuses).toEqual(["POST 201", "GET 200", "GET 200", "DELETE 204", "GET 200", "DELETE 204"]);
   });
 

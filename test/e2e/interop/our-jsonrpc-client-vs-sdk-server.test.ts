@@ -101,7 +101,12 @@ describe.each([
 
   it("push config create / get / list / delete (the SDK answers delete with result: null)", async () => {
     const task = await completedTask();
-    const created = await client.createTaskPushNotificationConfig({ taskId: task.id, id: "cfg-1", url: "http://127.0.0.1:9/hook", token: "s" });
+    const created = await client.createTaskPushNotificationConfig({
+      taskId: task.id,
+      id: "cfg-1",
+      url: "http://127.0.0.1:9/hook",
+      token: "s",
+    });
     expect(created.id).toBe("cfg-1");
     expect((await client.getTaskPushNotificationConfig({ taskId: task.id, id: "cfg-1" })).token).toBe("s");
     expect((await client.listTaskPushNotificationConfigs({ taskId: task.id })).configs.map((c) => c.id)).toEqual(["cfg-1"]);
@@ -177,7 +182,9 @@ describe("pickTransport", () => {
   });
 
   it("takes a protobuf-es AgentCard too", () => {
-    const message = create(AgentCardSchema, { supportedInterfaces: [{ url: "http://b", protocolBinding: "JSONRPC", protocolVersion: "1.0" }] });
+    const message = create(AgentCardSchema, {
+      supportedInterfaces: [{ url: "http://b", protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    });
     expect(pickTransport(message)).toMatchObject({ transport: "jsonrpc", baseUrl: "http://b" });
   });
 

@@ -220,7 +220,9 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     expect((await client.listTaskPushNotificationConfig(req({ taskId: task.id }))).configs ?? []).toEqual([]);
 
     // We answer 200 for create and 200 {} for delete, where the SDK's own server says 201 and 204.
-    const statuses = rec.calls.filter((c) => c.url.includes(`/tasks/${task.id}/pushNotificationConfigs`)).map((c) => `${c.method} ${c.status}`);
+    const statuses = rec.calls
+      .filter((c) => c.url.includes(`/tasks/${task.id}/pushNotificationConfigs`))
+      .map((c) => `${c.method} ${c.status}`);
     expect(statuses).toEqual(["POST 200", "GET 200", "GET 200", "DELETE 200", "GET 200"]);
   });
 
@@ -302,7 +304,9 @@ describe.each(matrix)("SDK client -> our $framework server ($label)", ({ framewo
     });
 
     it("SendStreamingMessage continuing an unknown task: TaskNotFoundError before the stream", async () => {
-      const { error, before } = await streamFailure(client.sendMessageStream(req({ message: sdkMessage("x", { taskId: "no-such-task" }) })));
+      const { error, before } = await streamFailure(
+        client.sendMessageStream(req({ message: sdkMessage("x", { taskId: "no-such-task" }) })),
+      );
       expect(before).toEqual([]);
       expect(error).toBeInstanceOf(TaskNotFoundError);
     });

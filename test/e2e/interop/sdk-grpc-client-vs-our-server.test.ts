@@ -26,7 +26,13 @@ import {
 import type { StreamResponse as SdkStreamResponse, Task as SdkTask } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, ServiceParameters, withA2AExtensions, withA2AVersion, type Client } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
-import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
+import {
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+} from "@a2a-js/sdk/errors";
 import { ErrorInfoSchema } from "a2a-http/connect";
 import { A2AService, AgentCardSchema } from "../../../gen/a2a_pb.js";
 import { startOurGrpcServer, type OurGrpcServer } from "./harness/our-grpc-server.js";
@@ -35,7 +41,10 @@ import { artifactTexts, drain, isMessage, withFailingStream } from "./harness/sd
 
 /** A SendMessageRequest the SDK's protobuf encoder takes (ts-proto wants every field: fromJSON fills them). */
 function send(text: string, extra: Record<string, unknown> = {}, configuration?: Record<string, unknown>) {
-  return SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra }, ...(configuration ? { configuration } : {}) });
+  return SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra },
+    ...(configuration ? { configuration } : {}),
+  });
 }
 
 /** The gRPC status code the SDK's typed error carries. */
@@ -51,7 +60,10 @@ describe.each([
   beforeAll(async () => {
     server = await startOurGrpcServer({ tenant, wrap: withFailingStream });
     const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new GrpcTransportFactory()], preferredTransports: ["GRPC"] }),
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new GrpcTransportFactory()],
+        preferredTransports: ["GRPC"],
+      }),
     );
     client = await factory.createFromAgentCard(toJson(AgentCardSchema, server.card) as never);
   });
@@ -112,11 +124,15 @@ describe.each([
       TaskPushNotificationConfig.fromJSON({ taskId: task.id, id: "cfg-1", url: "http://127.0.0.1:9/hook", token: "t" }),
     );
     expect(created.id).toBe("cfg-1");
-    expect((await client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: "cfg-1" }))).token).toBe("t");
+    expect(
+      (await client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: "cfg-1" }))).token,
+    ).toBe("t");
     const listed = await client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }));
     expect(listed.configs.map((c) => c.id)).toEqual(["cfg-1"]);
     await client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: "cfg-1" }));
-    expect((await client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }))).configs).toEqual([]);
+    expect(
+      (await client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }))).configs,
+    ).toEqual([]);
   });
 
   it("GetExtendedAgentCard", async () => {
@@ -125,7 +141,9 @@ describe.each([
   });
 
   it("A2A-Extensions travel as metadata", async () => {
-    await client.sendMessage(send("/message x"), { serviceParameters: ServiceParameters.create(withA2AExtensions("https://example.com/ext/a")) });
+    await client.sendMessage(send("/message x"), {
+      serviceParameters: ServiceParameters.create(withA2AExtensions("https://example.com/ext/a")),
+    });
     const seen = server.requests.findLast((r) => r.path === "/lf.a2a.v1.A2AService/SendMessage");
     expect(seen?.headers["a2a-extensions"]).toBe("https://example.com/ext/a");
   });
@@ -192,13 +210,18 @@ describe("connect-es clients on the same gRPC server", () => {
     ["Connect", () => createConnectTransport({ baseUrl: server.baseUrl, httpVersion: "2" })],
   ])("%s: a call, and TASK_NOT_FOUND with its ErrorInfo detail", async (_name, transport) => {
     const client = createClient(A2AService, transport());
-    const res = await client.sendMessage({ message: { messageId: "m", role: 1, parts: [{ content: { case: "text", value: "hi" } }] } }, { headers: { "a2a-version": "1.0" } });
+    const res = await client.sendMessage(
+      { message: { messageId: "m", role: 1, parts: [{ content: { case: "text", value: "hi" } }] } },
+      { headers: { "a2a-version": "1.0" } },
+    );
     expect(res.payload.case).toBe("task");
     const e = (await rejection(client.getTask({ id: "nope" }, { headers: { "a2a-version": "1.0" } }))) as ConnectError;
     expect(e).toBeInstanceOf(ConnectError);
     expect(e.code).toBe(ConnectCode.NotFound);
     expect((e.details[0] as { type: string }).type).toBe("google.rpc.ErrorInfo");
-    expect(e.findDetails(ErrorInfoSchema)).toMatchObject([{ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "nope" } }]);
+    expect(e.findDetails(ErrorInfoSchema)).toMatchObject([
+      { reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "nope" } },
+    ]);
   });
 
   it("a missing REQUIRED field is INVALID_ARGUMENT with a BadRequest detail, and the handler is not called", async () => {

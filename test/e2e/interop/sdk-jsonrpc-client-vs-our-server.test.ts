@@ -108,7 +108,9 @@ describe.each(matrix)("SDK JSON-RPC client -> our $framework server ($label)", (
 
   it("push config create / get / list / delete", async () => {
     const task = await completed();
-    const created = await client.createTaskPushNotificationConfig(req({ taskId: task.id, id: "cfg-1", url: "http://127.0.0.1:9/hook", token: "t" }));
+    const created = await client.createTaskPushNotificationConfig(
+      req({ taskId: task.id, id: "cfg-1", url: "http://127.0.0.1:9/hook", token: "t" }),
+    );
     expect(created.id).toBe("cfg-1");
     expect((await client.getTaskPushNotificationConfig(req({ taskId: task.id, id: "cfg-1" }))).token).toBe("t");
     expect((await client.listTaskPushNotificationConfig(req({ taskId: task.id }))).configs.map((c) => c.id)).toEqual(["cfg-1"]);
@@ -137,7 +139,10 @@ describe.each(matrix)("SDK JSON-RPC client -> our $framework server ($label)", (
     const params = JSON.parse(call!.body!).params as { tenant?: string };
     expect(params.tenant ?? "").toBe(tenant);
     // Asked for under another tenant, the task is not there.
-    const res = await fetch(server.jsonRpcUrl, rpcInit({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: task.id, tenant: "other" } }));
+    const res = await fetch(
+      server.jsonRpcUrl,
+      rpcInit({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: task.id, tenant: "other" } }),
+    );
     expect((await res.json()).error.code).toBe(-32001);
   });
 
@@ -209,7 +214,11 @@ describe.each(frameworks)("the JSON-RPC wire on our %s server", (framework) => {
     expect(r.type).toMatch(/^application\/json/);
     expect(r.json).toMatchObject({ jsonrpc: "2.0", id: "abc", error: { code: -32001 } });
     // data is the google.rpc.Status details: the ErrorInfo first.
-    expect(r.json.error.data[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" });
+    expect(r.json.error.data[0]).toMatchObject({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "TASK_NOT_FOUND",
+      domain: "a2a-protocol.org",
+    });
   });
 
   it.each([
@@ -221,7 +230,12 @@ describe.each(frameworks)("the JSON-RPC wire on our %s server", (framework) => {
     ["an id that is an object", { jsonrpc: "2.0", id: {}, method: "GetTask" }, -32600, null],
     ["an unknown method", { jsonrpc: "2.0", id: 3, method: "tasks/get" }, -32601, 3],
     ["params as an array", { jsonrpc: "2.0", id: 4, method: "GetTask", params: ["x"] }, -32602, 4],
-    ["a params field of the wrong type", { jsonrpc: "2.0", id: 5, method: "GetTask", params: { id: "x", historyLength: "many" } }, -32602, 5],
+    [
+      "a params field of the wrong type",
+      { jsonrpc: "2.0", id: 5, method: "GetTask", params: { id: "x", historyLength: "many" } },
+      -32602,
+      5,
+    ],
     ["a missing REQUIRED field", { jsonrpc: "2.0", id: 6, method: "SendMessage", params: {} }, -32602, 6],
     ["a __proto__ key", '{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"__proto__":{"x":1}}}', -32600, 7],
     ["an escaped __proto__ key", '{"jsonrpc":"2.0","id":8,"method":"SendMessage","params":{"\\u005f_proto__":{"x":1}}}', -32600, 8],
@@ -238,18 +252,38 @@ describe.each(frameworks)("the JSON-RPC wire on our %s server", (framework) => {
   });
 
   it("an unsupported A2A-Version is -32009, and a missing one is 0.3", async () => {
-    expect((await post({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }, { "a2a-version": "2.0" })).json.error.code).toBe(-32009);
-    const res = await fetch(server.jsonRpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }) });
+    expect((await post({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }, { "a2a-version": "2.0" })).json.error.code).toBe(
+      -32009,
+    );
+    const res = await fetch(server.jsonRpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
+    });
     expect((await res.json()).error.code).toBe(-32009);
   });
 
   it("a batch is answered with an array, in order; notifications get no element", async () => {
     const r = await post([
-      { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "/message a" }] } } },
-      { jsonrpc: "2.0", method: "SendMessage", params: { message: { messageId: "m2", role: "ROLE_USER", parts: [{ text: "/message b" }] } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "/message a" }] } },
+      },
+      {
+        jsonrpc: "2.0",
+        method: "SendMessage",
+        params: { message: { messageId: "m2", role: "ROLE_USER", parts: [{ text: "/message b" }] } },
+      },
       { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id: "nope" } },
       { foo: "bar" },
-      { jsonrpc: "2.0", id: 3, method: "SendStreamingMessage", params: { message: { messageId: "m3", role: "ROLE_USER", parts: [{ text: "x" }] } } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "SendStreamingMessage",
+        params: { message: { messageId: "m3", role: "ROLE_USER", parts: [{ text: "x" }] } },
+      },
     ]);
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(4);
@@ -288,10 +322,18 @@ describe.each(frameworks)("the JSON-RPC wire on our %s server", (framework) => {
   it("a stream is SSE of JSON-RPC responses with the request's id", async () => {
     const res = await fetch(
       server.jsonRpcUrl,
-      rpcInit({ jsonrpc: "2.0", id: "s-1", method: "SendStreamingMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } } }),
+      rpcInit({
+        jsonrpc: "2.0",
+        id: "s-1",
+        method: "SendStreamingMessage",
+        params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } },
+      }),
     );
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    const events = (await res.text()).split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => JSON.parse(e.slice(6)));
+    const events = (await res.text())
+      .split("\n\n")
+      .filter((e) => e.startsWith("data: "))
+      .map((e) => JSON.parse(e.slice(6)));
     expect(events.length).toBeGreaterThan(1);
     for (const e of events) expect(e).toMatchObject({ jsonrpc: "2.0", id: "s-1" });
     expect(Object.keys(events[0].result)).toEqual(["task"]);

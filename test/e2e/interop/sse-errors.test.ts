@@ -21,7 +21,14 @@ const statusBody = {
     code: 404,
     status: "NOT_FOUND",
     message: "task not found: t1",
-    details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t1" } }],
+    details: [
+      {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: "TASK_NOT_FOUND",
+        domain: "a2a-protocol.org",
+        metadata: { taskId: "t1" },
+      },
+    ],
   },
 };
 
@@ -72,7 +79,10 @@ describe("stream errors in both forms", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()], preferredTransports: ["HTTP+JSON"] }),
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new RestTransportFactory()],
+        preferredTransports: ["HTTP+JSON"],
+      }),
     );
     sdk = await factory.createFromUrl(origin);
     ours = createA2AServiceClient({ baseUrl: origin });
@@ -84,7 +94,11 @@ describe("stream errors in both forms", () => {
 
   const sdkSend = (text: string) =>
     ({
-      message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: "text", value: text } }] } as unknown as SdkMessage,
+      message: {
+        messageId: crypto.randomUUID(),
+        role: Role.ROLE_USER,
+        parts: [{ content: { $case: "text", value: text } }],
+      } as unknown as SdkMessage,
     }) as SdkSendMessageRequest;
 
   async function sdkRun(text: string): Promise<{ events: SdkStreamResponse[]; error?: unknown }> {
@@ -113,7 +127,7 @@ describe("stream errors in both forms", () => {
     expect(error).toBeInstanceOf(TaskNotFoundError);
   });
 
-  it("data-only {\"error\": ...} -> the SDK yields an empty event and does not throw (SDK deviation)", async () => {
+  it('data-only {"error": ...} -> the SDK yields an empty event and does not throw (SDK deviation)', async () => {
     const { events, error } = await sdkRun("data-error");
     expect(error).toBeUndefined();
     expect(events).toHaveLength(2);
@@ -129,7 +143,7 @@ describe("stream errors in both forms", () => {
     expect((error as RpcError).httpStatus).toBe(404);
   });
 
-  it("data-only {\"error\": ...} -> our client throws it too", async () => {
+  it('data-only {"error": ...} -> our client throws it too', async () => {
     const { cases, error } = await oursRun("data-error");
     expect(cases).toEqual(["task"]);
     expect(error).toBeInstanceOf(RpcError);

@@ -67,7 +67,8 @@ describe("gRPC: an aborted stream", () => {
     let seen = 0;
     await expect(
       (async () => {
-        for await (const _ of client.subscribeToTask({ id: "t" }, { signal: ctl.signal, headers: { "a2a-version": "1.0" } })) if (++seen === 2) ctl.abort();
+        for await (const _ of client.subscribeToTask({ id: "t" }, { signal: ctl.signal, headers: { "a2a-version": "1.0" } }))
+          if (++seen === 2) ctl.abort();
       })(),
     ).rejects.toThrow();
     await vi.waitFor(() => expect(closed.count).toBe(1));

@@ -96,7 +96,8 @@ describe("the example agent's answers validate against the document", () => {
     const list = await call("ListTasks", {}, undefined, "?pageSize=5&includeArtifacts=true");
     expect(list.json.tasks.length).toBeGreaterThan(0);
     expect((await call("SendMessage", {}, message("/message hi"))).json.message).toBeDefined();
-    const waiting = (await call("SendMessage", {}, { ...message("/wait"), configuration: { returnImmediately: true } })).json.task.id as string;
+    const waiting = (await call("SendMessage", {}, { ...message("/wait"), configuration: { returnImmediately: true } })).json.task
+      .id as string;
     expect((await call("CancelTask", { id: waiting }, {})).json.status.state).toBe("TASK_STATE_CANCELED");
     expect((await call("CancelTask", { id: waiting }, {})).status).toBe(400);
     expect((await call("SendMessage", {}, {})).status).toBe(400);
@@ -104,7 +105,8 @@ describe("the example agent's answers validate against the document", () => {
   });
 
   test("push notification configs", async () => {
-    const taskId = (await call("SendMessage", {}, { ...message("/wait"), configuration: { returnImmediately: true } })).json.task.id as string;
+    const taskId = (await call("SendMessage", {}, { ...message("/wait"), configuration: { returnImmediately: true } })).json.task
+      .id as string;
     const created = await call("CreateTaskPushNotificationConfig", { task_id: taskId }, { url: "https://example.com/hook" });
     expect(created.status).toBe(200);
     const id = created.json.id as string;
@@ -118,7 +120,8 @@ describe("the example agent's answers validate against the document", () => {
     expect(stream.json.length).toBeGreaterThan(1);
     // Subscribe to a task that waits, then cancel it: the stream ends with the CANCELED update.
     for (const id of ["SubscribeToTask", "SubscribeToTask_post"]) {
-      const waiting = (await call("SendMessage", {}, { ...message("/wait"), configuration: { returnImmediately: true } })).json.task.id as string;
+      const waiting = (await call("SendMessage", {}, { ...message("/wait"), configuration: { returnImmediately: true } })).json.task
+        .id as string;
       const subscribed = call(id, { id: waiting }, id.endsWith("_post") ? {} : undefined);
       await new Promise((r) => setTimeout(r, 200));
       expect((await call("CancelTask", { id: waiting }, {})).status).toBe(200);

@@ -24,9 +24,14 @@ export interface LocalRegistry {
  * registry's tarball URLs to the configured registry, so tarballs of other
  * packages come here too and are redirected the same way.
  */
-export async function startLocalRegistry(packages: readonly LocalPackage[], upstream = "https://registry.npmjs.org"): Promise<LocalRegistry> {
+export async function startLocalRegistry(
+  packages: readonly LocalPackage[],
+  upstream = "https://registry.npmjs.org",
+): Promise<LocalRegistry> {
   const served: string[] = [];
-  const tarballs = new Map(packages.map((p) => [`/${p.manifest.name}/-/${p.manifest.name}-${p.manifest.version}.tgz`, readFileSync(p.tarball)]));
+  const tarballs = new Map(
+    packages.map((p) => [`/${p.manifest.name}/-/${p.manifest.name}-${p.manifest.version}.tgz`, readFileSync(p.tarball)]),
+  );
   let base = "";
   const packument = (p: LocalPackage) => {
     const bytes = tarballs.get(`/${p.manifest.name}/-/${p.manifest.name}-${p.manifest.version}.tgz`)!;

@@ -155,7 +155,20 @@ describe("the packed packages", () => {
 
   test("from the tarball (dist/): every subpath loads in Node; the root, /client, /server, /jsonrpc, /codegenv1, /agent and the generated client bundle for browsers with no node: import", async () => {
     // Without the a2a-http-source condition: the exports map's dist/ files, as users resolve them.
-    const subpaths = ["", "/client", "/server", "/node", "/fastify", "/jsonrpc", "/agent", "/push", "/stores", "/codegenv1", "/routing", "/json"];
+    const subpaths = [
+      "",
+      "/client",
+      "/server",
+      "/node",
+      "/fastify",
+      "/jsonrpc",
+      "/agent",
+      "/push",
+      "/stores",
+      "/codegenv1",
+      "/routing",
+      "/json",
+    ];
     const load = subpaths.map((p) => `await import("a2a-http${p}");`).join(" ");
     await run(process.execPath, ["--input-type=module", "-e", load], { cwd: host });
     // The buf recipe's output (the tests above write it; run alone, this one does).
@@ -179,7 +192,9 @@ describe("the packed packages", () => {
       metafile: true,
       logLevel: "silent",
     });
-    const nodeImports = Object.values(result.metafile.inputs).flatMap((i) => i.imports.filter((x) => x.path.startsWith("node:") || x.external));
+    const nodeImports = Object.values(result.metafile.inputs).flatMap((i) =>
+      i.imports.filter((x) => x.path.startsWith("node:") || x.external),
+    );
     expect(nodeImports).toEqual([]);
     expect(Object.keys(result.metafile.inputs).some((f) => f.includes("node_modules/a2a-http/dist/client/wire-client.js"))).toBe(true);
   }, 120_000);
@@ -213,7 +228,11 @@ describe("the packed packages", () => {
 });
 
 /** Starts `npm start` (or another script) in its own process group; resolves with the URL it prints. */
-function start(dir: string, script: string[], env: Record<string, string> = { PORT: "0", GRPC_PORT: "0" }): Promise<{ url: string; child: ChildProcess }> {
+function start(
+  dir: string,
+  script: string[],
+  env: Record<string, string> = { PORT: "0", GRPC_PORT: "0" },
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn("npm", script, {
     cwd: dir,
     env: { ...npmEnv, HOST: "127.0.0.1", ...env },
@@ -333,7 +352,12 @@ describe("the README's quick start, from an empty folder with the two tarballs",
         child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
         child.once("exit", (code) => fail(new Error(`the image's CMD exited with ${code}: ${out}`)));
       });
-      const health = spawnSync(image.healthcheck[0]!, image.healthcheck.slice(1), { cwd: image.workdir, env, encoding: "utf8", timeout: 10_000 });
+      const health = spawnSync(image.healthcheck[0]!, image.healthcheck.slice(1), {
+        cwd: image.workdir,
+        env,
+        encoding: "utf8",
+        timeout: 10_000,
+      });
       expect(health.status).toBe(0);
       await expectAgent(`http://127.0.0.1:${port}`);
     } finally {
@@ -416,7 +440,11 @@ async function emulateDockerBuild(context: string, out: string) {
       case "RUN":
         // A BuildKit cache mount: here npm's own cache is the cache.
         if (/^--mount=type=cache,\S+ /.test(args)) args = args.slice(args.indexOf(" ") + 1);
-        await run("bash", ["-euc", args], { cwd: inStage("."), env: { ...npmEnv, npm_config_prefer_offline: "true", ...env }, maxBuffer: 64 << 20 });
+        await run("bash", ["-euc", args], {
+          cwd: inStage("."),
+          env: { ...npmEnv, npm_config_prefer_offline: "true", ...env },
+          maxBuffer: 64 << 20,
+        });
         break;
       case "USER":
         user = args;
@@ -478,11 +506,9 @@ describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded fr
   const dir = join(work, `agent-${framework}`);
 
   test("installs, type-checks before and after generate, passes its npm test, starts, answers the card and SendMessage", async () => {
-    const { stdout } = await run(
-      join(host, "node_modules", ".bin", "protoc-gen-a2a-http"),
-      ["scaffold", dir, "--framework", framework],
-      { cwd: host },
-    );
+    const { stdout } = await run(join(host, "node_modules", ".bin", "protoc-gen-a2a-http"), ["scaffold", dir, "--framework", framework], {
+      cwd: host,
+    });
     expect(stdout).toContain("come from the tarballs");
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.dependencies["a2a-http"]).toBe(`file:./vendor/a2a-http-${version}.tgz`);
@@ -524,7 +550,9 @@ test("the Hono agent's production install is small and serves from its build", a
   const disk = Number((await run("du", ["-sk", join(prod, "node_modules")])).stdout.split("\t")[0]) / 1024;
   console.log(
     `production install of the Hono agent: ${disk.toFixed(1)} MB of node_modules on disk, ${fileMb.toFixed(1)} MB of files ` +
-      `(${readdirSync(join(prod, "node_modules")).filter((n) => !n.startsWith(".")).join(", ")})`,
+      `(${readdirSync(join(prod, "node_modules"))
+        .filter((n) => !n.startsWith("."))
+        .join(", ")})`,
   );
   expect(disk).toBeLessThanOrEqual(12);
   // The store drivers are optional peers: not installed unless the agent adds them.
@@ -556,7 +584,9 @@ describe("a2a-http migrate, the runtime's bin, from the installed tarball", () =
     const dir = join(work, "no-pglite");
     const noPglite = await migrate("migrate", "--url", dir);
     expect(noPglite.code).toBe(1);
-    expect(noPglite.stderr).toBe(`a2a-http migrate: a store in ${dir} needs the package @electric-sql/pglite: npm install @electric-sql/pglite\n`);
+    expect(noPglite.stderr).toBe(
+      `a2a-http migrate: a store in ${dir} needs the package @electric-sql/pglite: npm install @electric-sql/pglite\n`,
+    );
     const noPg = await migrate("migrate", "--url", "postgres://agent:s3cret@127.0.0.1:5432/a2a");
     expect(noPg.code).toBe(1);
     expect(noPg.stderr).toBe("a2a-http migrate: a store on postgres://agent:***@127.0.0.1:5432/a2a needs the package pg: npm install pg\n");
@@ -570,7 +600,9 @@ describe("a2a-http migrate, the runtime's bin, from the installed tarball", () =
     console.log(`a2a-http migrate on a new PGlite directory: ${Date.now() - started} ms (the process, PGlite's initdb and the schema)`);
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version 1 \\(\\d+ ms\\)\\n$`));
+    expect(first.stdout).toMatch(
+      new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version 1 \\(\\d+ ms\\)\\n$`),
+    );
     const again = await migrate("migrate", "--url", dir);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/: schema at version 1, nothing to apply \(\d+ ms\)\n$/);

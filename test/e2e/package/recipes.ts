@@ -9,7 +9,12 @@ import { join } from "node:path";
  * A name used twice is an error: each recipe lives in one place.
  */
 export function docRecipes(root: string): Map<string, string> {
-  const sources = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  const sources = [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
   const recipes = new Map<string, string>();
   const where = new Map<string, string>();
   for (const source of sources) {

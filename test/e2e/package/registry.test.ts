@@ -17,7 +17,8 @@ import { docRecipes, recipe } from "./recipes.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..", "..");
-const manifest = (dir: string) => JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as { name: string; version: string };
+const manifest = (dir: string) =>
+  JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as { name: string; version: string };
 const runtime = manifest("runtime");
 const plugin = manifest("plugin");
 const work = mkdtempSync(join(tmpdir(), "a2a-http-registry-"));
@@ -56,7 +57,12 @@ afterAll(async () => {
 });
 
 function start(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn("npm", ["start"], { cwd: dir, env: { ...env, HOST: "127.0.0.1", PORT: "0", GRPC_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn("npm", ["start"], {
+    cwd: dir,
+    env: { ...env, HOST: "127.0.0.1", PORT: "0", GRPC_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   return new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`no "listening on" within 60 s:\n${out}`)), 60_000);
@@ -79,9 +85,7 @@ function start(dir: string): Promise<{ url: string; child: ChildProcess }> {
 
 test("the docs' registry command scaffolds from the published packages; the project installs from the registry and serves", async () => {
   const command = recipe(docRecipes(root), "scaffold-registry").trim();
-  expect(command).toBe(
-    `npx -y -p ${runtime.name}@${runtime.version} -p ${plugin.name}@${plugin.version} ${plugin.name} scaffold my-agent`,
-  );
+  expect(command).toBe(`npx -y -p ${runtime.name}@${runtime.version} -p ${plugin.name}@${plugin.version} ${plugin.name} scaffold my-agent`);
   const folder = join(work, "user");
   mkdirSync(folder);
   const scaffolded = await run("bash", ["-euc", command], { cwd: folder, env, maxBuffer: 16 << 20 });
@@ -98,7 +102,9 @@ test("the docs' registry command scaffolds from the published packages; the proj
   await run("npm", ["install"], { cwd: agent, env, maxBuffer: 16 << 20 });
   const lock = JSON.parse(readFileSync(join(agent, "package-lock.json"), "utf8"));
   // The install took a2a-http from this registry: this build's tarball, by its integrity.
-  const ours = `sha512-${createHash("sha512").update(readFileSync(join(work, "tarballs", `${runtime.name}-${runtime.version}.tgz`))).digest("base64")}`;
+  const ours = `sha512-${createHash("sha512")
+    .update(readFileSync(join(work, "tarballs", `${runtime.name}-${runtime.version}.tgz`)))
+    .digest("base64")}`;
   expect(lock.packages[`node_modules/${runtime.name}`]).toMatchObject({ version: runtime.version, integrity: ours });
 
   const { url, child } = await start(agent);

@@ -20,7 +20,8 @@ function refusesCleanly(f: () => unknown): "ok" | "refused" {
     f();
     return "ok";
   } catch (e) {
-    if (e instanceof RpcError && (e.code === Code.INVALID_ARGUMENT || (e.code === Code.RESOURCE_EXHAUSTED && e.httpStatus === 413))) return "refused";
+    if (e instanceof RpcError && (e.code === Code.INVALID_ARGUMENT || (e.code === Code.RESOURCE_EXHAUSTED && e.httpStatus === 413)))
+      return "refused";
     throw e;
   }
 }
@@ -48,7 +49,11 @@ describe.each(tables)("%s routes in process", (name, routes) => {
         const text = typeof req.body === "string" ? req.body : new TextDecoder().decode(req.body);
         const outcome = refusesCleanly(() => {
           const body = route.body === "" || text.trim() === "" ? undefined : parseJsonBody(text);
-          const message = decodeRequest(route, { variables: match.variables as Record<string, string>, query: route.body === "*" ? "" : rawQuery, body }, { commaLists: name === "a2a" });
+          const message = decodeRequest(
+            route,
+            { variables: match.variables as Record<string, string>, query: route.body === "*" ? "" : rawQuery, body },
+            { commaLists: name === "a2a" },
+          );
           checkRequired(route.input, message);
         });
         counts[outcome]++;

@@ -25,14 +25,24 @@ describe.each(services)("fuzzing $kind on express, fastify and hono", ({ kind, r
   });
   afterAll(() => fleet.close());
 
-  test(`${CASES} random requests (seed ${SEED}) hold every property`, async () => {
-    const t0 = Date.now();
-    const { cases, failures, byStatus, byKind } = await fuzzFleet(fleet, routes, { cases: CASES, seed: SEED, timeLimitMs: TIME_LIMIT_MS });
-    const ms = Date.now() - t0;
-    console.log(`fuzz ${kind}: ${cases} cases x 3 frameworks in ${ms} ms, ${failures.length} failing; statuses ${JSON.stringify(byStatus)}; ${JSON.stringify(byKind)}`);
-    for (const f of failures.slice(0, 5)) console.log(JSON.stringify(f.request).slice(0, 400), f.failures);
-    reportFigure(`fuzz-${kind}`, { cases, requests: cases * 3, failures: failures.length, seed: SEED, ms, byStatus, byKind });
-    expect(failures.slice(0, 5)).toEqual([]);
-    expect(cases).toBeGreaterThan(0);
-  }, TIME_LIMIT_MS + 30_000);
+  test(
+    `${CASES} random requests (seed ${SEED}) hold every property`,
+    async () => {
+      const t0 = Date.now();
+      const { cases, failures, byStatus, byKind } = await fuzzFleet(fleet, routes, {
+        cases: CASES,
+        seed: SEED,
+        timeLimitMs: TIME_LIMIT_MS,
+      });
+      const ms = Date.now() - t0;
+      console.log(
+        `fuzz ${kind}: ${cases} cases x 3 frameworks in ${ms} ms, ${failures.length} failing; statuses ${JSON.stringify(byStatus)}; ${JSON.stringify(byKind)}`,
+      );
+      for (const f of failures.slice(0, 5)) console.log(JSON.stringify(f.request).slice(0, 400), f.failures);
+      reportFigure(`fuzz-${kind}`, { cases, requests: cases * 3, failures: failures.length, seed: SEED, ms, byStatus, byKind });
+      expect(failures.slice(0, 5)).toEqual([]);
+      expect(cases).toBeGreaterThan(0);
+    },
+    TIME_LIMIT_MS + 30_000,
+  );
 });

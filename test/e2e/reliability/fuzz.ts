@@ -22,8 +22,50 @@ const hex = "0123456789abcdefABCDEF";
 const segment: fc.Arbitrary<string> = fc.oneof(
   { weight: 5, arbitrary: fc.stringMatching(/^[a-zA-Z0-9_-]{1,12}$/) },
   { weight: 3, arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 10 }).map(encodeURIComponent) },
-  { weight: 2, arbitrary: fc.constantFrom(".", "..", "%2e", "%2E%2e", ".%2e", "...", ".a", "a.", "%2F", "a%2Fb", "%252F", "a:b", ":x", "x:", "a:cancel", ":", "%3A", "~", "+", "a+b", "%20", "*", "**", "tasks", "v1", "shelves", "books", "files", "message:send") },
-  { weight: 2, arbitrary: fc.tuple(fc.stringMatching(/^[a-z]{0,3}$/), fc.constantFrom("%", "%z", "%zz", "%f", "%ff", "%c3", "%c3%28", "%e2%82", "%00", "%ed%a0%80", "%f4%90%80%80"), fc.stringMatching(/^[a-z]{0,3}$/)).map(([a, b, c]) => a + b + c) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      ".",
+      "..",
+      "%2e",
+      "%2E%2e",
+      ".%2e",
+      "...",
+      ".a",
+      "a.",
+      "%2F",
+      "a%2Fb",
+      "%252F",
+      "a:b",
+      ":x",
+      "x:",
+      "a:cancel",
+      ":",
+      "%3A",
+      "~",
+      "+",
+      "a+b",
+      "%20",
+      "*",
+      "**",
+      "tasks",
+      "v1",
+      "shelves",
+      "books",
+      "files",
+      "message:send",
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.stringMatching(/^[a-z]{0,3}$/),
+        fc.constantFrom("%", "%z", "%zz", "%f", "%ff", "%c3", "%c3%28", "%e2%82", "%00", "%ed%a0%80", "%f4%90%80%80"),
+        fc.stringMatching(/^[a-z]{0,3}$/),
+      )
+      .map(([a, b, c]) => a + b + c),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...hex.split("")).chain((c) => fc.integer({ min: 200, max: 12_000 }).map((n) => c.repeat(n))) },
   { weight: 1, arbitrary: fc.constantFrom("!", "$", "&", "'", "(", ")", ",", ";", "=", "@", "[", "]", "{x}", "|", "^", "`") },
 );
@@ -40,7 +82,10 @@ function pathFor(routes: readonly RouteBinding[]): fc.Arbitrary<string> {
       if (s.kind === "*") return varSegment;
       return multiSegment;
     });
-    const verb = r.path.verb === "" ? fc.constant("") : fc.oneof({ weight: 6, arbitrary: fc.constant(":" + r.path.verb) }, { weight: 1, arbitrary: segment.map((s) => ":" + s) });
+    const verb =
+      r.path.verb === ""
+        ? fc.constant("")
+        : fc.oneof({ weight: 6, arbitrary: fc.constant(":" + r.path.verb) }, { weight: 1, arbitrary: segment.map((s) => ":" + s) });
     return fc.tuple(fc.tuple(...segs), verb, fc.constantFrom("", "", "", "/", "//")).map(([parts, v, tail]) => {
       const p = "/" + parts.filter((x) => x !== "").join("/") + v;
       return p + tail;
@@ -66,14 +111,47 @@ function paramNames(message: DescMessage, prefix = "", depth = 0, out = new Set<
 
 const queryValue: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
-  fc.constantFrom("true", "false", "1", "0", "-0", "1e400", "NaN", "Infinity", "-1", "18446744073709551616", "9223372036854775808", "0x10", "1.5", "", "TASK_STATE_WORKING", "2", "2024-01-01T00:00:00Z", "2024-13-01T00:00:00Z", "3.5s", "1,2,3", "a,b", "AAEC", "AAEC-_", "%%%", "null"),
+  fc.constantFrom(
+    "true",
+    "false",
+    "1",
+    "0",
+    "-0",
+    "1e400",
+    "NaN",
+    "Infinity",
+    "-1",
+    "18446744073709551616",
+    "9223372036854775808",
+    "0x10",
+    "1.5",
+    "",
+    "TASK_STATE_WORKING",
+    "2",
+    "2024-01-01T00:00:00Z",
+    "2024-13-01T00:00:00Z",
+    "3.5s",
+    "1,2,3",
+    "a,b",
+    "AAEC",
+    "AAEC-_",
+    "%%%",
+    "null",
+  ),
   fc.string({ unit: "grapheme", maxLength: 12 }).map(encodeURIComponent),
   fc.stringMatching(/^[!$&'()*+,;=:@/?a-zA-Z0-9._~-]{0,8}$/),
 );
 
 function queryFor(routes: readonly RouteBinding[]): fc.Arbitrary<string> {
   const names = [...new Set(routes.flatMap((r) => [...paramNames(r.input)]))].sort();
-  const param = fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names, "A2A-Version", "a2a-version") }, { weight: 1, arbitrary: fc.stringMatching(/^[a-zA-Z0-9._%-]{0,6}$/) }), queryValue)
+  const param = fc
+    .tuple(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...names, "A2A-Version", "a2a-version") },
+        { weight: 1, arbitrary: fc.stringMatching(/^[a-zA-Z0-9._%-]{0,6}$/) },
+      ),
+      queryValue,
+    )
     .map(([k, v]) => `${k}=${v}`);
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant("") },
@@ -85,36 +163,124 @@ function queryFor(routes: readonly RouteBinding[]): fc.Arbitrary<string> {
 /** JSON text for a body: valid, near-valid and hostile. */
 const jsonBody: fc.Arbitrary<string | Uint8Array> = fc.oneof<fc.MaybeWeightedArbitrary<string | Uint8Array>[]>(
   { weight: 3, arbitrary: fc.json({ maxDepth: 4 }) },
-  { weight: 3, arbitrary: fc.dictionary(fc.constantFrom("message", "id", "tenant", "configuration", "metadata", "book", "title", "destinationShelf", "pageSize", "name", "parent", "shelf", "taskId"), fc.jsonValue({ maxDepth: 3 })).map((o) => JSON.stringify(o)) },
-  { weight: 2, arbitrary: fc.constantFrom(
-    "", " ", "null", "{}", "[]", "\"x\"", "1", "{", "{\"message\":", "{\"a\":1,\"a\":2}", "{\"message\":{},\"message\":{}}",
-    "{\"pageSize\":1e400}", "{\"pageSize\":123456789012345678901234567890}", "{\"__proto__\":{\"x\":1}}", "{\"constructor\":{\"prototype\":{}}}",
-    "{\"message\":{\"messageId\":\"m\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"hi\"}]}}",
-    "{\"message\":{\"messageId\":\"m\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"hi\"}],\"metadata\":{\"k\":[1,{\"a\":null}]}}}",
-    "\uFEFF{}", "{}garbage", "{\"title\":\"\\ud800\"}",
-  ) },
-  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 100_000 }).map((n) => "{\"message\":{\"messageId\":\"m\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"x\"}],\"metadata\":{\"a\":" + "[".repeat(n) + "]".repeat(n) + "}}}") },
-  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 100_000 }).map((n) => "{\"metadata\":" + "{\"a\":".repeat(n) + "1" + "}".repeat(n) + "}") },
+  {
+    weight: 3,
+    arbitrary: fc
+      .dictionary(
+        fc.constantFrom(
+          "message",
+          "id",
+          "tenant",
+          "configuration",
+          "metadata",
+          "book",
+          "title",
+          "destinationShelf",
+          "pageSize",
+          "name",
+          "parent",
+          "shelf",
+          "taskId",
+        ),
+        fc.jsonValue({ maxDepth: 3 }),
+      )
+      .map((o) => JSON.stringify(o)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "",
+      " ",
+      "null",
+      "{}",
+      "[]",
+      '"x"',
+      "1",
+      "{",
+      '{"message":',
+      '{"a":1,"a":2}',
+      '{"message":{},"message":{}}',
+      '{"pageSize":1e400}',
+      '{"pageSize":123456789012345678901234567890}',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{}}}',
+      '{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}',
+      '{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"k":[1,{"a":null}]}}}',
+      "\uFEFF{}",
+      "{}garbage",
+      '{"title":"\\ud800"}',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1_000, max: 100_000 })
+      .map(
+        (n) =>
+          '{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":' + "[".repeat(n) + "]".repeat(n) + "}}}",
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 1_000, max: 100_000 }).map((n) => '{"metadata":' + '{"a":'.repeat(n) + "1" + "}".repeat(n) + "}"),
+  },
   // Invalid UTF-8 inside a string value.
-  { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 20 }).map((b) => Buffer.concat([Buffer.from('{"title":"'), Buffer.from(b.map((x) => x | 0x80)), Buffer.from('"}')])) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ minLength: 1, maxLength: 20 })
+      .map((b) => Buffer.concat([Buffer.from('{"title":"'), Buffer.from(b.map((x) => x | 0x80)), Buffer.from('"}')])),
+  },
 );
 
 const contentType: fc.Arbitrary<string | undefined> = fc.constantFrom(
-  undefined, "application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/a2a+json",
-  "application/a2a+json;charset=UTF-8", "application/merge-patch+json", "text/plain", "", "application/json;;", ";",
-  "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "application/jsonx", "*/*", "application/json, text/plain",
+  undefined,
+  "application/json",
+  "application/json; charset=utf-8",
+  "APPLICATION/JSON",
+  "application/a2a+json",
+  "application/a2a+json;charset=UTF-8",
+  "application/merge-patch+json",
+  "text/plain",
+  "",
+  "application/json;;",
+  ";",
+  "multipart/form-data; boundary=x",
+  "application/x-www-form-urlencoded",
+  "application/jsonx",
+  "*/*",
+  "application/json, text/plain",
 );
 
 const a2aVersion: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 6, arbitrary: fc.constant("1.0") },
-  { weight: 2, arbitrary: fc.constantFrom(undefined, "1", "1.0.3", "v1.0", "0.3", "2.0", "", " 1.0 ", "1.0-rc1", "abc", "1.0, 1.0", "99999999999999999999.0") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      undefined,
+      "1",
+      "1.0.3",
+      "v1.0",
+      "0.3",
+      "2.0",
+      "",
+      " 1.0 ",
+      "1.0-rc1",
+      "abc",
+      "1.0, 1.0",
+      "99999999999999999999.0",
+    ),
+  },
   { weight: 1, arbitrary: fc.stringMatching(/^[ -~]{0,12}$/) },
 );
 
 const methodFor = (routes: readonly RouteBinding[]) =>
   fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom(...new Set(routes.map((r) => (r.method === "*" ? "POST" : r.method)))) },
-    { weight: 2, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "PROPFIND", "CHECKOUT", "TRACE", "PURGE") },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "PROPFIND", "CHECKOUT", "TRACE", "PURGE"),
+    },
   );
 
 /** Whole requests for a service's route table. */
@@ -252,7 +418,12 @@ export async function checkCase(fleet: Fleet, req: FuzzRequest, prefix = "/api")
     const b = JSON.stringify(fleet.seen[first]);
     if (a !== b) failures.push(`handler input differs: ${first} ${b.slice(0, 200)} vs ${fw} ${a.slice(0, 200)}`);
   }
-  return { statuses, failures: [...new Set(failures)], kind: parser === frameworks.length ? "refused by node's HTTP parser" : "served", retried };
+  return {
+    statuses,
+    failures: [...new Set(failures)],
+    kind: parser === frameworks.length ? "refused by node's HTTP parser" : "served",
+    retried,
+  };
 }
 
 /** True when resolving the dot segments of `target` leaves `prefix`. */

@@ -7,19 +7,25 @@ import { start, type Framework } from "../../runtime/server/harness.js";
 
 const framework = process.argv[2] as Framework;
 const EVENTS = Number(process.argv[3]);
-const server = await start(framework, {
-  kind: "a2a",
-  handlers: {
-    getTask: (req: { id: string }) => ({ id: req.id, contextId: "c" }),
-    async *subscribeToTask(req: { id: string }, ctx: HandlerContext) {
-      for (let n = 0; n < EVENTS; n++) {
-        if (ctx.signal.aborted) return;
-        yield { payload: { case: "statusUpdate" as const, value: { taskId: req.id, contextId: "c", status: { state: 2 }, metadata: { n } } } };
-        if (n % 10 === 9) await new Promise((r) => setImmediate(r));
-      }
+const server = await start(
+  framework,
+  {
+    kind: "a2a",
+    handlers: {
+      getTask: (req: { id: string }) => ({ id: req.id, contextId: "c" }),
+      async *subscribeToTask(req: { id: string }, ctx: HandlerContext) {
+        for (let n = 0; n < EVENTS; n++) {
+          if (ctx.signal.aborted) return;
+          yield {
+            payload: { case: "statusUpdate" as const, value: { taskId: req.id, contextId: "c", status: { state: 2 }, metadata: { n } } },
+          };
+          if (n % 10 === 9) await new Promise((r) => setImmediate(r));
+        }
+      },
     },
-  },
-} as never, { onError: () => {} });
+  } as never,
+  { onError: () => {} },
+);
 process.send?.({ url: server.url });
 process.on("message", async (m) => {
   if (m === "stop") {

@@ -27,25 +27,29 @@ describe.each(frameworks)("streams on %s", (framework) => {
   let pad = "";
   let paceMs = 1;
   beforeAll(async () => {
-    server = await start(framework, {
-      kind: "a2a",
-      handlers: {
-        async *subscribeToTask(_req: unknown, ctx: HandlerContext) {
-          state.started++;
-          ctx.signal.addEventListener("abort", () => state.aborted++, { once: true });
-          try {
-            for (let i = 0; ; i++) {
-              if (ctx.signal.aborted) return;
-              state.produced++;
-              yield ev(i, pad);
-              if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
+    server = await start(
+      framework,
+      {
+        kind: "a2a",
+        handlers: {
+          async *subscribeToTask(_req: unknown, ctx: HandlerContext) {
+            state.started++;
+            ctx.signal.addEventListener("abort", () => state.aborted++, { once: true });
+            try {
+              for (let i = 0; ; i++) {
+                if (ctx.signal.aborted) return;
+                state.produced++;
+                yield ev(i, pad);
+                if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
+              }
+            } finally {
+              state.cleaned++;
             }
-          } finally {
-            state.cleaned++;
-          }
+          },
         },
-      },
-    } as never, { onError: () => {} });
+      } as never,
+      { onError: () => {} },
+    );
   });
   afterAll(() => server.close());
 
@@ -53,7 +57,10 @@ describe.each(frameworks)("streams on %s", (framework) => {
     paceMs = 1;
     pad = "";
     // Where each client leaves: after some milliseconds, or after some events.
-    const plans = fc.sample(fc.oneof(fc.record({ afterMs: fc.integer({ min: 0, max: 25 }) }), fc.record({ afterEvents: fc.integer({ min: 0, max: 20 }) })), { numRuns: STREAMS + 100, seed: SEED });
+    const plans = fc.sample(
+      fc.oneof(fc.record({ afterMs: fc.integer({ min: 0, max: 25 }) }), fc.record({ afterEvents: fc.integer({ min: 0, max: 20 }) })),
+      { numRuns: STREAMS + 100, seed: SEED },
+    );
     const runOne = async (plan: { afterMs?: number; afterEvents?: number }) => {
       const ctl = new AbortController();
       try {
@@ -86,7 +93,13 @@ describe.each(frameworks)("streams on %s", (framework) => {
     gc();
     const growthMB = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
     const started = state.started - before.started;
-    reportFigure(`abort-${framework}`, { streams: STREAMS, started, signals: state.aborted - before.aborted, closed: state.cleaned - before.cleaned, heapGrowthMB: Number(growthMB.toFixed(2)) });
+    reportFigure(`abort-${framework}`, {
+      streams: STREAMS,
+      started,
+      signals: state.aborted - before.aborted,
+      closed: state.cleaned - before.cleaned,
+      heapGrowthMB: Number(growthMB.toFixed(2)),
+    });
     // A client that leaves before the answer's headers may leave before the handler starts; every one that started is cleaned up.
     expect(started).toBeGreaterThan(STREAMS * 0.8);
     expect(state.cleaned - before.cleaned).toBe(started);
@@ -112,7 +125,11 @@ describe.each(frameworks)("streams on %s", (framework) => {
     const growthMB = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
     req.destroy();
     await vi.waitFor(() => expect(state.started).toBe(state.cleaned), { timeout: 10_000, interval: 10 });
-    reportFigure(`slow-reader-${framework}`, { eventsBeforeStall: atStall, eventsInNext500ms: later - atStall, heapGrowthMB: Number(growthMB.toFixed(2)) });
+    reportFigure(`slow-reader-${framework}`, {
+      eventsBeforeStall: atStall,
+      eventsInNext500ms: later - atStall,
+      heapGrowthMB: Number(growthMB.toFixed(2)),
+    });
     // 1 KiB events: the socket and stream buffers hold a few MiB at most.
     expect(atStall).toBeLessThan(20_000);
     expect(later - atStall).toBeLessThan(100);

@@ -82,7 +82,9 @@ function scalar(t: ScalarType): fc.Arbitrary<unknown> {
     case ScalarType.FIXED64:
       return fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }));
     default:
-      return is64(t) ? fc.oneof(fc.constant(0n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })) : fc.oneof(fc.constant(0), fc.integer());
+      return is64(t)
+        ? fc.oneof(fc.constant(0n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }))
+        : fc.oneof(fc.constant(0), fc.integer());
   }
 }
 
@@ -92,7 +94,12 @@ function message(desc: DescMessage, depth: number): fc.Arbitrary<Message> {
     return fc
       .record({
         seconds: fc.oneof(fc.bigInt({ min: -62135596800n, max: 253402300799n }), fc.bigInt({ min: -(2n ** 40n), max: 2n ** 40n })),
-        nanos: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 999 }).map((n) => n * 1_000_000), fc.integer({ min: 0, max: 999_999_999 }), fc.integer()),
+        nanos: fc.oneof(
+          fc.constant(0),
+          fc.integer({ min: 0, max: 999 }).map((n) => n * 1_000_000),
+          fc.integer({ min: 0, max: 999_999_999 }),
+          fc.integer(),
+        ),
       })
       .map((t) => create(desc, t as never));
   }
@@ -115,7 +122,10 @@ function message(desc: DescMessage, depth: number): fc.Arbitrary<Message> {
 /** A Struct in a field is held as its JsonObject; now and then with what JSON cannot carry. */
 const jsonObject = fc.dictionary(
   fc.oneof(fc.string({ maxLength: 3 }), fc.constant("__proto__")),
-  fc.oneof({ weight: 9, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, { weight: 1, arbitrary: fc.constantFrom(Number.NaN, undefined, Infinity) }),
+  fc.oneof(
+    { weight: 9, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+    { weight: 1, arbitrary: fc.constantFrom(Number.NaN, undefined, Infinity) },
+  ),
   { maxKeys: 3 },
 );
 
@@ -179,7 +189,24 @@ function outcome<T>(fn: () => T): { ok: T } | { error: string } {
 
 /** Damages `json` in place at random spots, driven by `rnd`. */
 function damage(json: unknown, rnd: () => number, desc: DescMessage): unknown {
-  const junk: unknown[] = [null, "", "x", 1, -1, 1.5, "1", "-7", true, [], {}, [null], "TASK_STATE_NOPE", "2026-13-01T00:00:00Z", 2 ** 40, "__proto__"];
+  const junk: unknown[] = [
+    null,
+    "",
+    "x",
+    1,
+    -1,
+    1.5,
+    "1",
+    "-7",
+    true,
+    [],
+    {},
+    [null],
+    "TASK_STATE_NOPE",
+    "2026-13-01T00:00:00Z",
+    2 ** 40,
+    "__proto__",
+  ];
   const pick = () => junk[Math.floor(rnd() * junk.length)];
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map((x) => (rnd() < 0.1 ? pick() : walk(x)));
@@ -188,11 +215,12 @@ function damage(json: unknown, rnd: () => number, desc: DescMessage): unknown {
     for (const [k, x] of Object.entries(v)) {
       const r = rnd();
       if (r < 0.1) out[k] = pick();
-      else if (r < 0.15) out[k] = walk(x), (out[snake(k)] = walk(x));
+      else if (r < 0.15) (out[k] = walk(x)), (out[snake(k)] = walk(x));
       else if (r < 0.2) out[snake(k)] = walk(x);
       else out[k] = walk(x);
     }
-    if (rnd() < 0.1) Object.defineProperty(out, "__proto__", { value: { polluted: 1 }, enumerable: true, configurable: true, writable: true });
+    if (rnd() < 0.1)
+      Object.defineProperty(out, "__proto__", { value: { polluted: 1 }, enumerable: true, configurable: true, writable: true });
     if (rnd() < 0.1) {
       const f = desc.fields[Math.floor(rnd() * desc.fields.length)];
       if (f) out[f.jsonName] = pick();
@@ -264,7 +292,7 @@ describe("generated JSON codecs agree with protobuf-es", () => {
           expect(Object.getPrototypeOf(b)).toBe(Object.getPrototypeOf(a));
           // Decoding damaged JSON: the same message, or the same error.
           let s = seed >>> 0;
-          const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+          const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
           const bad = damage(json, rnd, desc) as JsonValue;
           const ra = outcome(() => fromJson(desc, bad, { ignoreUnknownFields: true }));
           const rb = outcome(() => fastFromJson(desc, bad));
@@ -282,7 +310,7 @@ describe("generated JSON codecs agree with protobuf-es", () => {
       fc.assert(
         fc.property(message(desc, 3), fc.integer(), fc.boolean(), (msg, seed, required) => {
           let s = seed >>> 0;
-          const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+          const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
           const init = initShape(msg, rnd, seed % 3 === 0 ? 0 : 0.1);
           const want = outcome(() => {
             const m = create(desc, init as never);
@@ -301,7 +329,11 @@ describe("generated JSON codecs agree with protobuf-es", () => {
   }
   it("a handler's usual init shapes are written without create()", () => {
     const taskDesc = all.find((m) => m.typeName === "lf.a2a.v1.Task")!;
-    const task = fromJson(taskDesc, { id: "t1", status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-02T03:04:05.123Z" }, history: [{ messageId: "m", parts: [{ text: "hi" }] }] });
+    const task = fromJson(taskDesc, {
+      id: "t1",
+      status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-02T03:04:05.123Z" },
+      history: [{ messageId: "m", parts: [{ text: "hi" }] }],
+    });
     const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageResponse")!;
     const init = { payload: { case: "task", value: task } };
     expect(codecOf(send)!.write(init as never, true)).toEqual({ task: codecOf(taskDesc)!.write(task as never, true) });
@@ -317,8 +349,14 @@ describe("generated JSON codecs agree with protobuf-es", () => {
     const task = {
       id: "t1",
       contextId: "c1",
-      status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-02T03:04:05.123Z", message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "hi" }] } },
-      artifacts: [{ artifactId: "a", parts: [{ data: { k: [1, "x", null, { y: true }] } }, { raw: "AAEC", mediaType: "application/octet-stream" }] }],
+      status: {
+        state: "TASK_STATE_WORKING",
+        timestamp: "2026-01-02T03:04:05.123Z",
+        message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "hi" }] },
+      },
+      artifacts: [
+        { artifactId: "a", parts: [{ data: { k: [1, "x", null, { y: true }] } }, { raw: "AAEC", mediaType: "application/octet-stream" }] },
+      ],
       metadata: { n: 1.5 },
     };
     const desc = all.find((m) => m.typeName === "lf.a2a.v1.Task")!;
@@ -326,10 +364,19 @@ describe("generated JSON codecs agree with protobuf-es", () => {
     expect(msg).toBeDefined();
     expect(compiledToJson(desc, msg!)).toEqual(toJson(desc, msg!));
     const send = all.find((m) => m.typeName === "lf.a2a.v1.SendMessageRequest")!;
-    expect(compiledFromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] }, configuration: { historyLength: 3 } })).toBeDefined();
+    expect(
+      compiledFromJson(send, {
+        message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }] },
+        configuration: { historyLength: 3 },
+      }),
+    ).toBeDefined();
   });
   it("REQUIRED fields at their defaults are written by the generated writer itself, in messages at any depth", () => {
-    const task = { id: "t1", status: { message: { messageId: "m", parts: [{ text: "" }, { data: { k: 1 } }] } }, artifacts: [{ parts: [{ text: "x" }] }] };
+    const task = {
+      id: "t1",
+      status: { message: { messageId: "m", parts: [{ text: "" }, { data: { k: 1 } }] } },
+      artifacts: [{ parts: [{ text: "x" }] }],
+    };
     const cases: [string, JsonValue][] = [
       ["lf.a2a.v1.ListTasksResponse", { tasks: [task, {}] }],
       ["lf.a2a.v1.StreamResponse", { statusUpdate: { status: {} } }],
@@ -347,7 +394,11 @@ describe("generated JSON codecs agree with protobuf-es", () => {
       // Without the flag, ProtoJSON's own rules: defaults left out.
       expect(compiledToJson(desc, msg)).toEqual(toJson(desc, msg));
     }
-    const list = compiledToJson(all.find((m) => m.typeName === "lf.a2a.v1.ListTasksResponse")!, fromJson(all.find((m) => m.typeName === "lf.a2a.v1.ListTasksResponse")!, {}), true);
+    const list = compiledToJson(
+      all.find((m) => m.typeName === "lf.a2a.v1.ListTasksResponse")!,
+      fromJson(all.find((m) => m.typeName === "lf.a2a.v1.ListTasksResponse")!, {}),
+      true,
+    );
     expect(list).toEqual({ tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 });
   });
   it("data parts (google.protobuf.Value) of any JSON read and write as protobuf-es does them", () => {
@@ -381,11 +432,27 @@ describe("generated JSON codecs agree with protobuf-es", () => {
   });
   it("timestamps read as protobuf-es reads them", () => {
     const texts = [
-      "2026-01-02T03:04:05Z", "2026-01-02T03:04:05.1Z", "2026-01-02T03:04:05.123456789Z", "2026-01-02T03:04:05.1234567891Z",
-      "2026-01-02T03:04:05+01:00", "2026-01-02T03:04:05.5-05:30", "2026-01-02T03:04:05", "2026-01-02t03:04:05Z",
-      "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-02T24:00:00Z", "2026-01-02T23:59:60Z", "0000-12-31T23:59:59Z",
-      "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00",
-      " 2026-01-02T03:04:05Z", "2026-01-02T03:04:05.Z", "+02026-01-02T03:04:05Z", "2026-01-02T03:04:05+1:00",
+      "2026-01-02T03:04:05Z",
+      "2026-01-02T03:04:05.1Z",
+      "2026-01-02T03:04:05.123456789Z",
+      "2026-01-02T03:04:05.1234567891Z",
+      "2026-01-02T03:04:05+01:00",
+      "2026-01-02T03:04:05.5-05:30",
+      "2026-01-02T03:04:05",
+      "2026-01-02t03:04:05Z",
+      "2026-02-30T00:00:00Z",
+      "2026-13-01T00:00:00Z",
+      "2026-01-02T24:00:00Z",
+      "2026-01-02T23:59:60Z",
+      "0000-12-31T23:59:59Z",
+      "0001-01-01T00:00:00Z",
+      "9999-12-31T23:59:59.999999999Z",
+      "9999-12-31T23:59:59-01:00",
+      "0001-01-01T00:00:00+01:00",
+      " 2026-01-02T03:04:05Z",
+      "2026-01-02T03:04:05.Z",
+      "+02026-01-02T03:04:05Z",
+      "2026-01-02T03:04:05+1:00",
     ];
     for (const t of texts) {
       const want = outcome(() => fromJson(TimestampSchema, t));
@@ -398,7 +465,9 @@ describe("generated JSON codecs agree with protobuf-es", () => {
   it("non-object JSON and init shapes of the wrong type fall back to protobuf-es", () => {
     const desc = all.find((m) => m.name === "Task")!;
     for (const v of [null, 1, "x", [], true]) {
-      expect(outcome(() => fastFromJson(desc, v as JsonValue))).toEqual(outcome(() => fromJson(desc, v as JsonValue, { ignoreUnknownFields: true })));
+      expect(outcome(() => fastFromJson(desc, v as JsonValue))).toEqual(
+        outcome(() => fromJson(desc, v as JsonValue, { ignoreUnknownFields: true })),
+      );
     }
     const other = create(all.find((m) => m.name === "Message")!);
     expect(outcome(() => fastToJson(desc, other as never))).toEqual(outcome(() => toJson(desc, other as never)));
@@ -413,7 +482,11 @@ describe("the generated REQUIRED checks (MessageJsonCodec.complete)", () => {
     const complete = codecOf(send)!.complete!;
     const ok = fromJson(send, { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] } });
     expect(complete(ok)).toBe(true);
-    for (const bad of [{}, { message: { role: "ROLE_USER", parts: [{ text: "hi" }] } }, { message: { messageId: "m1", role: "ROLE_USER" } }]) {
+    for (const bad of [
+      {},
+      { message: { role: "ROLE_USER", parts: [{ text: "hi" }] } },
+      { message: { messageId: "m1", role: "ROLE_USER" } },
+    ]) {
       expect(complete(fromJson(send, bad))).toBe(false);
     }
   });
@@ -424,7 +497,12 @@ describe("the generated REQUIRED checks (MessageJsonCodec.complete)", () => {
         fc.property(message(desc, 3), (msg) => {
           const missing = requiredViolations(desc, msg).length > 0;
           if (complete(msg)) expect(missing).toBe(false);
-          expect(Object.hasOwn(outcome(() => checkRequired(desc, msg, complete)), "error")).toBe(missing);
+          expect(
+            Object.hasOwn(
+              outcome(() => checkRequired(desc, msg, complete)),
+              "error",
+            ),
+          ).toBe(missing);
         }),
         { numRuns: runs },
       );
@@ -439,7 +517,12 @@ describe("the REQUIRED check's fast path", () => {
       fc.assert(
         fc.property(message(desc, 3), (msg) => {
           const missing = requiredViolations(desc, msg).length > 0;
-          expect(Object.hasOwn(outcome(() => checkRequired(desc, msg)), "error")).toBe(missing);
+          expect(
+            Object.hasOwn(
+              outcome(() => checkRequired(desc, msg)),
+              "error",
+            ),
+          ).toBe(missing);
         }),
         { numRuns: runs * 4 },
       );
@@ -462,7 +545,11 @@ describe("the jsonCodec option", () => {
       const run = (jsonCodec: "generated" | "protobuf-es") =>
         outcome(() => {
           const msg = decodeRequest(route, { variables: {}, query: "", body }, { jsonCodec }) as SendMessageRequest;
-          return JSON.stringify(encodeResponse(a2a("getTask"), create(a2a("getTask").output, { id: "t", history: msg.message ? [msg.message] : [] }), { jsonCodec }));
+          return JSON.stringify(
+            encodeResponse(a2a("getTask"), create(a2a("getTask").output, { id: "t", history: msg.message ? [msg.message] : [] }), {
+              jsonCodec,
+            }),
+          );
         });
       expect(run("generated"), JSON.stringify(body)).toEqual(run("protobuf-es"));
     }
@@ -497,7 +584,10 @@ describe("the jsonCodec option", () => {
       const fetch = async (_url: unknown, init?: RequestInit) => {
         sent.push(String(init?.body));
         const id = (JSON.parse(String(init?.body)) as { id: number }).id;
-        return new Response(`{"jsonrpc":"2.0","id":${id},"result":${result}}`, { status: 200, headers: { "content-type": "application/json" } });
+        return new Response(`{"jsonrpc":"2.0","id":${id},"result":${result}}`, {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        });
       };
       const get = async (jsonCodec: "generated" | "protobuf-es") => {
         const client = createA2AServiceClient({ baseUrl: "http://127.0.0.1:1/jsonrpc", fetch, jsonCodec, transport: "jsonrpc" });

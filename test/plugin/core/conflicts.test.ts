@@ -35,11 +35,7 @@ function overlaps(a: PathTemplate, b: PathTemplate): boolean {
 const method = fc.constantFrom("GET", "POST", "*");
 const seg = fc.constantFrom("a", "b", "*", "{v}");
 const template = fc
-  .tuple(
-    fc.array(seg, { maxLength: 4 }),
-    fc.option(fc.array(seg, { maxLength: 2 }), { nil: undefined }),
-    fc.constantFrom("", "", ":x"),
-  )
+  .tuple(fc.array(seg, { maxLength: 4 }), fc.option(fc.array(seg, { maxLength: 2 }), { nil: undefined }), fc.constantFrom("", "", ":x"))
   .map(([head, deep, verb]) => {
     let n = 0;
     const name = (s: string) => (s === "{v}" ? `{v${n++}}` : s);
@@ -51,7 +47,10 @@ const template = fc
 const bindingList = fc
   .uniqueArray(fc.tuple(method, template), {
     maxLength: 14,
-    selector: ([m, t]) => `${m} ${parsePathTemplate(t).segments.map((s) => (s.kind === "literal" ? s.value : s.kind)).join("/")}:${parsePathTemplate(t).verb}`,
+    selector: ([m, t]) =>
+      `${m} ${parsePathTemplate(t)
+        .segments.map((s) => (s.kind === "literal" ? s.value : s.kind))
+        .join("/")}:${parsePathTemplate(t).verb}`,
   })
   .map((l) => l.map(([m, t]) => ({ method: m, path: parsePathTemplate(t) })));
 
@@ -96,7 +95,5 @@ test("a2a-shaped tables: tenant twins overlap the plain routes only where a lite
     t("POST", "/tasks/{id}:cancel"),
     t("POST", "/{tenant}/tasks/{id}:cancel"),
   ];
-  expect(findConflicts(bindings).map((c) => [c.first, c.second, c.examplePath, c.winner])).toEqual([
-    [0, 3, "/tasks/tasks", 0],
-  ]);
+  expect(findConflicts(bindings).map((c) => [c.first, c.second, c.examplePath, c.winner])).toEqual([[0, 3, "/tasks/tasks", 0]]);
 });

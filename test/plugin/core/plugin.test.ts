@@ -55,10 +55,7 @@ const ruleRejections: Record<string, [string, string]> = {
   custom_kind: ["/v1/things", 'custom kind "GET X" is not an HTTP method token'],
   custom_kind_empty: ["/v1/things", 'custom kind "" is not an HTTP method token'],
   nested_bindings: ["/v1/b", "additional_bindings must not be nested"],
-  same_shape_rpc: [
-    "/v1/things/{name}",
-    'it has the same method and shape as "/v1/things/{id}", so one of them could never be reached',
-  ],
+  same_shape_rpc: ["/v1/things/{name}", 'it has the same method and shape as "/v1/things/{id}", so one of them could never be reached'],
   same_shape_rpc_case: [
     "/v1/things/{name}",
     'it has the same method and shape as "/v1/things/{id}", so one of them could never be reached',
@@ -132,8 +129,14 @@ describe("rules that generate with a warning (streaming=warn, same_shape=warn)",
   });
 
   test.each([
-    ["same_shape_rpc", "GET /v1/things/{name} (Call) can never be reached: GET /v1/things/{id} (Call) has the same shape and comes first; left out"],
-    ["same_shape_service", "GET /v1/things/{name} (Fetch) can never be reached: GET /v1/things/{id} (Get) has the same shape and comes first; left out"],
+    [
+      "same_shape_rpc",
+      "GET /v1/things/{name} (Call) can never be reached: GET /v1/things/{id} (Call) has the same shape and comes first; left out",
+    ],
+    [
+      "same_shape_service",
+      "GET /v1/things/{name} (Fetch) can never be reached: GET /v1/things/{id} (Get) has the same shape and comes first; left out",
+    ],
   ])("%s: same_shape=warn keeps the first binding in proto order and names the other", (name, line) => {
     const res = generate(`bad/${name}.proto`, "target=ts,same_shape=warn");
     expect(warnings).toEqual([warning(name, line)]);
@@ -165,9 +168,7 @@ test("every rejection case has a test, and every test a case", async () => {
 });
 
 test("the rejection stops generation of the other files too (nothing half-written)", () => {
-  expect(() => runPlugin(request("invalid", ["bad/common.proto", "bad/f_unknown.proto"], "target=ts"))).toThrow(
-    /path variable "nmae"/,
-  );
+  expect(() => runPlugin(request("invalid", ["bad/common.proto", "bad/f_unknown.proto"], "target=ts"))).toThrow(/path variable "nmae"/);
 });
 
 test("a file without services, or whose services have no rules, yields no files", () => {
@@ -180,9 +181,7 @@ describe("plugin options", () => {
     "valid options are profile, server, client, stub, agent, connect, json_codec, conflicts, openapi, streaming, same_shape, runtime_import and protoplugin's target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports";
 
   test("an unknown option is named, with the list of valid ones", () => {
-    expect(thrown(() => a2a("target=ts,flavour=mild"))).toBe(
-      `invalid option "flavour=mild": unknown option "flavour"; ${validList}`,
-    );
+    expect(thrown(() => a2a("target=ts,flavour=mild"))).toBe(`invalid option "flavour=mild": unknown option "flavour"; ${validList}`);
   });
   test("an unknown option without a value", () => {
     expect(thrown(() => a2a("target=ts,profile=a2a,verbose"))).toBe(
@@ -204,14 +203,14 @@ describe("plugin options", () => {
   test.each([
     ["servr=express", 'unknown option "servr" (did you mean "server"?); '],
     ["profile=A2", 'option "profile=A2" is not valid (did you mean "a2a"?); profile takes one of none, a2a'],
-    ["target=tss", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts (did you mean \"ts\"?)"],
+    ["target=tss", 'target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts (did you mean "ts"?)'],
   ])("a near miss %s says what was meant", (option, reason) => {
     expect(thrown(() => a2a(option))).toContain(`invalid option "${option}": ${reason}`);
   });
   test.each([
     ["target=python", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts"],
     ["target=ts+rust", "target takes one of ts, js, dts, js+dts, ts+js, ts+dts, ts+js+dts"],
-    ["import_extension=mjs", "import_extension takes one of js, ts, none (did you mean \"js\"?)"],
+    ["import_extension=mjs", 'import_extension takes one of js, ts, none (did you mean "js"?)'],
     ["js_import_style=amd", "js_import_style takes one of module, legacy_commonjs"],
     ["keep_empty_files=maybe", "keep_empty_files takes one of true, false"],
   ])("a malformed protoplugin option %s lists the valid values", (option, reason) => {
@@ -281,9 +280,7 @@ describe("the conflict report", () => {
 
   test("names the overlapping pairs of a2a.proto on stderr with conflicts=warn", () => {
     runPlugin(request("valid", ["a2a.proto"], "target=ts,profile=a2a,conflicts=warn"));
-    expect(warnings).toEqual(
-      a2aPairs.map((p) => `protoc-gen-a2a-http: warning: a2a.proto: lf.a2a.v1.A2AService: ${p}`),
-    );
+    expect(warnings).toEqual(a2aPairs.map((p) => `protoc-gen-a2a-http: warning: a2a.proto: lf.a2a.v1.A2AService: ${p}`));
   });
 
   test("and in the generated route file's comment", () => {

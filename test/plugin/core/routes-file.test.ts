@@ -15,6 +15,10 @@ test.each([
 ])("%s: the route file opens with the Handlers interface and its doc comment, then the route table", (proto, name, service, extra) => {
   const res = runPlugin(request("valid", [proto], `target=ts${extra ? "," + extra : ""}`));
   const text = body(res.file.find((f) => f.name === name)!.content);
-  expect(text).toMatch(new RegExp(`^/\\*\\*\\n(?: \\*.*\\n)*? \\* @generated from service [\\w.]+\\.${service}\\n(?: \\*.*\\n)* \\*/\\nexport interface ${service}Handlers<`));
+  expect(text).toMatch(
+    new RegExp(
+      `^/\\*\\*\\n(?: \\*.*\\n)*? \\* @generated from service [\\w.]+\\.${service}\\n(?: \\*.*\\n)* \\*/\\nexport interface ${service}Handlers<`,
+    ),
+  );
   expect(text.indexOf(`export interface ${service}Handlers<`)).toBeLessThan(text.indexOf(`export const ${service}Routes =`));
 });

@@ -71,12 +71,27 @@ test("each rpc without a rule is named in a warning that says how to bind it; th
 });
 
 test("the suggested rule is one the plugin takes", () => {
-  const bound = proto.replace("rpc Put(Req) returns (Res);", 'rpc Put(Req) returns (Res) { option (google.api.http) = { post: "/v1/HalfService/Put" body: "*" }; }');
+  const bound = proto.replace(
+    "rpc Put(Req) returns (Res);",
+    'rpc Put(Req) returns (Res) { option (google.api.http) = { post: "/v1/HalfService/Put" body: "*" }; }',
+  );
   expect(bound).not.toBe(proto);
   writeFileSync(join(tmp, "mixed.proto"), bound);
-  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), ["build", tmp, "--path", join(tmp, "mixed.proto"), "--as-file-descriptor-set", "-o", "-#format=binpb"]);
+  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), [
+    "build",
+    tmp,
+    "--path",
+    join(tmp, "mixed.proto"),
+    "--as-file-descriptor-set",
+    "-o",
+    "-#format=binpb",
+  ]);
   const response = runPlugin(
-    create(CodeGeneratorRequestSchema, { fileToGenerate: ["mixed.proto"], protoFile: fromBinary(FileDescriptorSetSchema, image).file, parameter: "target=ts" }),
+    create(CodeGeneratorRequestSchema, {
+      fileToGenerate: ["mixed.proto"],
+      protoFile: fromBinary(FileDescriptorSetSchema, image).file,
+      parameter: "target=ts",
+    }),
   );
   expect(response.error ?? "").toBe("");
   expect(warnings.some((w) => w.includes("HalfService.Put"))).toBe(false);
@@ -86,9 +101,21 @@ test("the suggested rule is one the plugin takes", () => {
 test("under profile=a2a an rpc of A2AService without a rule is an error; another service's is a warning", () => {
   const a2a = proto.replaceAll("HalfService", "A2AService");
   writeFileSync(join(tmp, "mixed.proto"), a2a);
-  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), ["build", tmp, "--path", join(tmp, "mixed.proto"), "--as-file-descriptor-set", "-o", "-#format=binpb"]);
+  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), [
+    "build",
+    tmp,
+    "--path",
+    join(tmp, "mixed.proto"),
+    "--as-file-descriptor-set",
+    "-o",
+    "-#format=binpb",
+  ]);
   const req = (parameter: string) =>
-    create(CodeGeneratorRequestSchema, { fileToGenerate: ["mixed.proto"], protoFile: fromBinary(FileDescriptorSetSchema, image).file, parameter });
+    create(CodeGeneratorRequestSchema, {
+      fileToGenerate: ["mixed.proto"],
+      protoFile: fromBinary(FileDescriptorSetSchema, image).file,
+      parameter,
+    });
   expect(thrown(() => runPlugin(req("target=ts,profile=a2a")))).toBe(`profile=a2a: ${line("Put", "A2AService")}`);
   expect(runPlugin(request("target=ts,profile=a2a")).error ?? "").toBe("");
   expect(warnings.filter((w) => w.includes("HalfService.Put"))).toHaveLength(1);
@@ -98,18 +125,28 @@ test("under profile=a2a a file whose services have no rule at all is an error; a
   const only = (keep: string) =>
     create(CodeGeneratorRequestSchema, {
       fileToGenerate: ["mixed.proto"],
-      protoFile: compiled().file.map((f) =>
-        f.name === "mixed.proto" ? { ...f, service: f.service.filter((s) => s.name === keep) } : f,
-      ),
+      protoFile: compiled().file.map((f) => (f.name === "mixed.proto" ? { ...f, service: f.service.filter((s) => s.name === keep) } : f)),
       parameter: "target=ts,profile=a2a",
     });
   expect(thrown(() => runPlugin(only("BareService")))).toBe(`profile=a2a: ${line("Ping", "BareService")}`);
 
   const bound = proto.replace("rpc Put(Req) returns (Res);", "");
   writeFileSync(join(tmp, "mixed.proto"), bound);
-  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), ["build", tmp, "--path", join(tmp, "mixed.proto"), "--as-file-descriptor-set", "-o", "-#format=binpb"]);
+  const image = execFileSync(join(root, "node_modules", ".bin", "buf"), [
+    "build",
+    tmp,
+    "--path",
+    join(tmp, "mixed.proto"),
+    "--as-file-descriptor-set",
+    "-o",
+    "-#format=binpb",
+  ]);
   const response = runPlugin(
-    create(CodeGeneratorRequestSchema, { fileToGenerate: ["mixed.proto"], protoFile: fromBinary(FileDescriptorSetSchema, image).file, parameter: "target=ts,profile=a2a" }),
+    create(CodeGeneratorRequestSchema, {
+      fileToGenerate: ["mixed.proto"],
+      protoFile: fromBinary(FileDescriptorSetSchema, image).file,
+      parameter: "target=ts,profile=a2a",
+    }),
   );
   expect(response.error ?? "").toBe("");
   expect(warnings).toEqual([

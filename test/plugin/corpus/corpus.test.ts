@@ -54,7 +54,8 @@ beforeAll(() => {
   results = packages.map((p) => generatePackage(index, p));
 }, 240_000);
 
-const warningsOf = (pkg: string) => results.find((r) => r.pkg.name === pkg)!.warnings.map((w) => w.replace(/^protoc-gen-a2a-http: warning: /, ""));
+const warningsOf = (pkg: string) =>
+  results.find((r) => r.pkg.name === pkg)!.warnings.map((w) => w.replace(/^protoc-gen-a2a-http: warning: /, ""));
 
 describe("every package of google-proto-files with HttpRules", () => {
   test("generates, none failing", () => {
@@ -63,9 +64,7 @@ describe("every package of google-proto-files with HttpRules", () => {
   });
 
   test("and writes a route table for every file with a rule", () => {
-    const missing = results.flatMap((r) =>
-      r.pkg.files.filter((p) => !r.files.some((f) => f.name === p.replace(/\.proto$/, "_http.ts"))),
-    );
+    const missing = results.flatMap((r) => r.pkg.files.filter((p) => !r.files.some((f) => f.name === p.replace(/\.proto$/, "_http.ts"))));
     expect(missing).toEqual([]);
   });
 
@@ -103,7 +102,10 @@ describe("a sample", () => {
     const chosen = results.filter((r) => sample.includes(r.pkg.name));
     expect(chosen.map((r) => r.pkg.name).sort()).toEqual([...sample].sort());
     const ours = chosen.flatMap((r) => r.files);
-    const es = protocGenEsFiles(index, chosen.flatMap((r) => r.pkg.files));
+    const es = protocGenEsFiles(
+      index,
+      chosen.flatMap((r) => r.pkg.files),
+    );
     expect(typeCheck(ours, es)).toBe("");
   }, 180_000);
 

@@ -156,7 +156,16 @@ export function generatePackage(index: SetIndex, pkg: CorpusPackage, parameter =
     }
     return { pkg, files, warnings, ...counts, ms, ...(res.error ? { error: res.error } : {}) };
   } catch (e) {
-    return { pkg, files: [], warnings, error: e instanceof Error ? e.message : String(e), services: 0, rpcs: 0, bindings: 0, ms: performance.now() - t0 };
+    return {
+      pkg,
+      files: [],
+      warnings,
+      error: e instanceof Error ? e.message : String(e),
+      services: 0,
+      rpcs: 0,
+      bindings: 0,
+      ms: performance.now() - t0,
+    };
   } finally {
     diagnostics.warn = saved;
   }
@@ -231,7 +240,14 @@ export function typeCheck(ours: readonly { name: string; content: string }[], es
   for (const f of ours) {
     const sf = program.getSourceFile(join(virtualRoot, f.name));
     if (!sf) {
-      found.push({ category: ts.DiagnosticCategory.Error, code: 0, file: undefined, start: undefined, length: undefined, messageText: `${f.name} is not in the program` });
+      found.push({
+        category: ts.DiagnosticCategory.Error,
+        code: 0,
+        file: undefined,
+        start: undefined,
+        length: undefined,
+        messageText: `${f.name} is not in the program`,
+      });
       continue;
     }
     found.push(...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf));

@@ -37,7 +37,10 @@ const generateTime = performance.now() - t;
 const sum = (k: "services" | "rpcs" | "bindings") => results.reduce((n, r) => n + r[k], 0);
 const failed = results.filter((r) => r.error !== undefined);
 const warnings = results.flatMap((r) => r.warnings);
-const overlaps = results.reduce((n, r) => n + r.files.reduce((m, f) => m + (f.content.match(/^ \* - .* both match /gm)?.length ?? 0), 0), 0);
+const overlaps = results.reduce(
+  (n, r) => n + r.files.reduce((m, f) => m + (f.content.match(/^ \* - .* both match /gm)?.length ?? 0), 0),
+  0,
+);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 3);
 console.log(
   `generated: ${results.length - failed.length} of ${results.length} packages, ${sum("services")} services, ${sum("rpcs")} rpcs, ${sum("bindings")} bindings, ${results.reduce((n, r) => n + r.files.length, 0)} files in ${s(generateTime)} (slowest: ${slowest.map((r) => `${r.pkg.name} ${s(r.ms)}`).join(", ")})`,
@@ -70,7 +73,10 @@ if (typecheck) {
   const flush = () => {
     if (batch.length === 0) return;
     const ours = batch.flatMap((r) => r.files);
-    const es = protocGenEsFiles(index, batch.flatMap((r) => r.pkg.files));
+    const es = protocGenEsFiles(
+      index,
+      batch.flatMap((r) => r.pkg.files),
+    );
     const out = typeCheck(ours, es);
     checked += ours.length;
     if (out !== "") {

@@ -151,7 +151,7 @@ describe("google.longrunning.Operations: /v1/{name=operations/**}", () => {
   });
 });
 
-describe("Secret Manager: a projects/*/locations/* resource in an additional binding, and an update with body: \"secret\"", () => {
+describe('Secret Manager: a projects/*/locations/* resource in an additional binding, and an update with body: "secret"', () => {
   const svc = "google.cloud.secretmanager.v1.SecretManagerService";
 
   test("route table rows", () => {
@@ -189,9 +189,7 @@ describe("Secret Manager: a projects/*/locations/* resource in an additional bin
 
   test("client: the binding whose pattern the name matches; the update's mask in the query", async () => {
     expect((await call(svc, "getSecret", { name: "projects/p/secrets/s" })).url).toBe("/v1/projects/p/secrets/s");
-    expect((await call(svc, "getSecret", { name: "projects/p/locations/eu/secrets/s" })).url).toBe(
-      "/v1/projects/p/locations/eu/secrets/s",
-    );
+    expect((await call(svc, "getSecret", { name: "projects/p/locations/eu/secrets/s" })).url).toBe("/v1/projects/p/locations/eu/secrets/s");
     expect(
       await call(svc, "updateSecret", {
         secret: { name: "projects/p/locations/eu/secrets/s", labels: { env: "prod" } },
@@ -216,7 +214,9 @@ describe("Service Usage: a :batchGet verb with a repeated query parameter", () =
   });
 
   test("server: the verb picks BatchGetServices over GetService's {name=*/*/services/*}", async () => {
-    expect((await serve(svc, "GET", "/v1/projects/p/services:batchGet?names=projects/p/services/a&names=projects/p/services/b")).seen).toEqual({
+    expect(
+      (await serve(svc, "GET", "/v1/projects/p/services:batchGet?names=projects/p/services/a&names=projects/p/services/b")).seen,
+    ).toEqual({
       rpc: "batchGetServices",
       request: { parent: "projects/p", names: ["projects/p/services/a", "projects/p/services/b"] },
     });
@@ -227,7 +227,9 @@ describe("Service Usage: a :batchGet verb with a repeated query parameter", () =
   });
 
   test("client URL", async () => {
-    expect(await call(svc, "batchGetServices", { parent: "projects/p", names: ["projects/p/services/a", "projects/p/services/b"] })).toEqual({
+    expect(
+      await call(svc, "batchGetServices", { parent: "projects/p", names: ["projects/p/services/a", "projects/p/services/b"] }),
+    ).toEqual({
       method: "GET",
       url: "/v1/projects/p/services:batchGet?names=projects%2Fp%2Fservices%2Fa&names=projects%2Fp%2Fservices%2Fb",
       body: undefined,

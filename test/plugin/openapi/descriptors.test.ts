@@ -47,7 +47,11 @@ function generate(templates: readonly string[]): Doc {
     messageType: [
       {
         name: "Thing",
-        field: [string("name", 1, [FieldBehavior.OUTPUT_ONLY]), string("secret", 2, [FieldBehavior.INPUT_ONLY]), string("id", 3, [FieldBehavior.REQUIRED])],
+        field: [
+          string("name", 1, [FieldBehavior.OUTPUT_ONLY]),
+          string("secret", 2, [FieldBehavior.INPUT_ONLY]),
+          string("id", 3, [FieldBehavior.REQUIRED]),
+        ],
       },
       { name: "Req", field: [string("name", 1)] },
     ],

@@ -95,15 +95,19 @@ describe("library.proto", () => {
     expect((update.op["parameters"] as Doc[])[0]!["description"]).toMatch(/^Sets book\.name\./);
   });
 
-  test("body: \"field\" is that field's schema; response_body answers that field", () => {
-    expect(op(doc, "CreateBook").op["requestBody"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/acme.library.v1.Book" });
+  test('body: "field" is that field\'s schema; response_body answers that field', () => {
+    expect(op(doc, "CreateBook").op["requestBody"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/acme.library.v1.Book",
+    });
     expect(op(doc, "RenameShelf").op["requestBody"].content["application/json"].schema).toEqual({ type: "string" });
     expect(op(doc, "GetShelfTitle").op["responses"]["200"].content["application/json"].schema).toEqual({ type: "string" });
   });
 
   test("query parameters for every field neither path nor body binds", () => {
     const names = (id: string) => (op(doc, id).op["parameters"] as Doc[]).filter((p) => p["in"] === "query").map((p) => p["name"]);
-    expect(names("ListBooks")).toEqual(expect.arrayContaining(["pageSize", "pageToken", "filter.author", "filter.pages.min", "tags", "publishedAfter"]));
+    expect(names("ListBooks")).toEqual(
+      expect.arrayContaining(["pageSize", "pageToken", "filter.author", "filter.pages.min", "tags", "publishedAfter"]),
+    );
     const tags = (op(doc, "ListBooks").op["parameters"] as Doc[]).find((p) => p["name"] === "tags")!;
     expect(tags).toMatchObject({ style: "form", explode: true, schema: { type: "array", items: { type: "string" } } });
     expect(names("CreateBook")).not.toContain("book");
@@ -142,7 +146,9 @@ describe("edge.proto", () => {
   });
 
   test("a custom rule of kind * is listed under every method", () => {
-    const any = operations(doc).filter((o) => o.path === "/v1/any/{id}").map((o) => o.method);
+    const any = operations(doc)
+      .filter((o) => o.path === "/v1/any/{id}")
+      .map((o) => o.method);
     expect(any).toEqual(["get", "put", "post", "delete", "patch"]);
     expect(op(doc, "Anything_get").op["requestBody"]).toBeUndefined();
     expect(op(doc, "Anything_post").op["requestBody"].content["application/json"].schema).toMatchObject({ type: "array" });
@@ -171,7 +177,9 @@ describe("a2a.proto (profile=a2a)", () => {
 
   test("ListTasks query: the spec's names", () => {
     const names = (op(doc, "ListTasks").op["parameters"] as Doc[]).filter((p) => p["in"] === "query").map((p) => p["name"]);
-    expect(names).toEqual(expect.arrayContaining(["contextId", "status", "pageSize", "pageToken", "historyLength", "statusTimestampAfter", "includeArtifacts"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["contextId", "status", "pageSize", "pageToken", "historyLength", "statusTimestampAfter", "includeArtifacts"]),
+    );
   });
 
   test("a body whose fields the path binds leaves them out (CancelTask's id)", () => {
@@ -182,7 +190,14 @@ describe("a2a.proto (profile=a2a)", () => {
 
   test("ProtoJSON forms: enums by name, int64 as strings, Timestamp, Struct, oneofs", () => {
     const task = "#/components/schemas/lf.a2a.v1.Task";
-    expect(validate(task, { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-02T03:04:05.123Z" }, metadata: { a: [1] } })).toEqual([]);
+    expect(
+      validate(task, {
+        id: "t",
+        contextId: "c",
+        status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-02T03:04:05.123Z" },
+        metadata: { a: [1] },
+      }),
+    ).toEqual([]);
     expect(validate(task, { id: "t", contextId: "c", status: { state: 3 } })).not.toEqual([]);
     expect(validate(task, { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", timestamp: "yesterday" } })).not.toEqual([]);
     const part = "#/components/schemas/lf.a2a.v1.Part";
@@ -210,7 +225,9 @@ describe("a2a-v0_3.proto (profile=a2a)", () => {
 
 describe("options", () => {
   test("openapi takes true, false, json or yaml", () => {
-    expect(thrown(() => runPlugin(request("valid", ["acme/edge/v1/edge.proto"], "target=ts,openapi=maybe")))).toContain('option "openapi=maybe" is not valid; openapi takes one of true, false, json, yaml');
+    expect(thrown(() => runPlugin(request("valid", ["acme/edge/v1/edge.proto"], "target=ts,openapi=maybe")))).toContain(
+      'option "openapi=maybe" is not valid; openapi takes one of true, false, json, yaml',
+    );
     const off = runPlugin(request("valid", ["acme/edge/v1/edge.proto"], "target=ts,openapi=true,openapi=false"));
     expect(off.file.some((f) => f.name.includes("openapi"))).toBe(false);
   });

@@ -122,7 +122,14 @@ function grpcStatusWithAuthority(target: string, authority: string): Promise<str
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://${target}`);
     session.on("error", reject);
-    const req = session.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/ListTasks", ":authority": authority, "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+    const req = session.request({
+      ":method": "POST",
+      ":path": "/lf.a2a.v1.A2AService/ListTasks",
+      ":authority": authority,
+      "content-type": "application/grpc",
+      te: "trailers",
+      "a2a-version": "1.0",
+    });
     let status: string | undefined;
     req.on("response", (h) => (status ??= h["grpc-status"] as string | undefined));
     req.on("trailers", (t) => (status ??= t["grpc-status"] as string | undefined));
@@ -175,7 +182,14 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
       const evil = `rebind.attacker.example:${port}`;
       expect(await statusWithHost(url, "GET /.well-known/agent-card.json HTTP/1.1", evil)).toBe(421);
       expect(await statusWithHost(url, "GET /tasks HTTP/1.1", evil)).toBe(421);
-      expect(await statusWithHost(url, "POST /jsonrpc HTTP/1.1", evil, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }))).toBe(421);
+      expect(
+        await statusWithHost(
+          url,
+          "POST /jsonrpc HTTP/1.1",
+          evil,
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+        ),
+      ).toBe(421);
       expect(await grpcStatusWithAuthority(grpcTarget, `rebind.attacker.example:${grpcPort}`)).toBe("3");
       expect(await statusWithHost(url, "GET /.well-known/agent-card.json HTTP/1.1", `localhost:${port}`)).toBe(200);
       expect(await grpcStatusWithAuthority(grpcTarget, `localhost:${grpcPort}`)).toBe("0");
@@ -195,7 +209,9 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
       expect(rpcTask.status.state).toBe("TASK_STATE_COMPLETED");
       expect(rpcTask.artifacts?.[0]?.parts[0]?.text).toBe("echo: rpc");
       const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${card.supportedInterfaces[2]!.url}` }));
-      const grpcAnswer = await grpc.sendMessage(fromJson(SendMessageRequestSchema, sendRequest("grpc")), { headers: { "A2A-Version": "1.0" } });
+      const grpcAnswer = await grpc.sendMessage(fromJson(SendMessageRequestSchema, sendRequest("grpc")), {
+        headers: { "A2A-Version": "1.0" },
+      });
       expect(grpcAnswer.payload.case).toBe("task");
       expect(grpcAnswer.payload.case === "task" && grpcAnswer.payload.value.artifacts[0]?.parts[0]?.content.value).toBe("echo: grpc");
 
@@ -267,7 +283,8 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
     const { stdout } = await scaffold(dir, "--framework", framework, "--force");
     expect(stdout).toContain("package.json (merged into yours)");
     const leftList = stdout.slice(stdout.indexOf("left 7 files of yours as they were:"));
-    for (const f of ["README.md", "Dockerfile", ".dockerignore", "src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/client.ts"]) expect(leftList).toContain(`  ${f}\n`);
+    for (const f of ["README.md", "Dockerfile", ".dockerignore", "src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/client.ts"])
+      expect(leftList).toContain(`  ${f}\n`);
     expect(readFileSync(path("src/executor.ts"), "utf8")).toBe(shout);
     expect(readFileSync(path("README.md"), "utf8")).toBe("# mine\n");
     expect(readFileSync(path("src/card.ts"), "utf8")).toContain("Shouts the text");
@@ -342,7 +359,9 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
       );
       const httpBusy = await runMain(dir, { PORT: String(held), GRPC_PORT: "0" });
       expect(httpBusy.code).toBe(1);
-      expect(httpBusy.stderr).toBe(`agent-express: port ${held} (PORT) is in use on 127.0.0.1: set PORT to another port, or 0 for any free one\n`);
+      expect(httpBusy.stderr).toBe(
+        `agent-express: port ${held} (PORT) is in use on 127.0.0.1: set PORT to another port, or 0 for any free one\n`,
+      );
       // GRPC_PORT moves gRPC off the busy port.
       const moved = await runMain(dir, { PORT: String(free), GRPC_PORT: "0" });
       expect(moved.stderr).toBe("");
@@ -353,16 +372,22 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
     }
   }, 60_000);
 
-  test.each(["off", "-1"])("GRPC_PORT=%s serves no gRPC, and the card lists two interfaces", async (off) => {
-    const server = await startWith(dir, { PORT: "0", GRPC_PORT: off });
-    try {
-      const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { protocolBinding: string }[] };
-      expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC"]);
-      expect((await send(server.url, "no grpc")).status.state).toBe("TASK_STATE_COMPLETED");
-    } finally {
-      expect(await stop(server)).toBe(0);
-    }
-  }, 60_000);
+  test.each(["off", "-1"])(
+    "GRPC_PORT=%s serves no gRPC, and the card lists two interfaces",
+    async (off) => {
+      const server = await startWith(dir, { PORT: "0", GRPC_PORT: off });
+      try {
+        const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as {
+          supportedInterfaces: { protocolBinding: string }[];
+        };
+        expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC"]);
+        expect((await send(server.url, "no grpc")).status.state).toBe("TASK_STATE_COMPLETED");
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    60_000,
+  );
 
   test("GRPC_MAX_STREAMS and GRPC_IDLE_MS bound the gRPC port; ALLOWED_HOSTS=any serves any Host", async () => {
     const server = await startWith(dir, { PORT: "0", GRPC_PORT: "0", GRPC_MAX_STREAMS: "7", GRPC_IDLE_MS: "400", ALLOWED_HOSTS: "any" });
@@ -387,13 +412,17 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
     [{ GRPC_MAX_STREAMS: "0" }, "GRPC_MAX_STREAMS=0 is not a whole number of at least 1"],
     [{ GRPC_IDLE_MS: "5s" }, "GRPC_IDLE_MS=5s is not a whole number of at least 0"],
     [{ ALLOWED_HOSTS: "agent.example/x" }, 'ALLOWED_HOSTS=agent.example/x: allowedHosts: "agent.example/x" is not a host name'],
-  ])("%j is refused in one line", async (env, message) => {
-    const { code, stdout, stderr } = await runMain(dir, env);
-    expect(code).toBe(1);
-    expect(stdout).toBe("");
-    expect(stderr).toContain(`agent-express: ${message}`);
-    expect(stderr.trim().split("\n")).toHaveLength(1);
-  }, 60_000);
+  ])(
+    "%j is refused in one line",
+    async (env, message) => {
+      const { code, stdout, stderr } = await runMain(dir, env);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`agent-express: ${message}`);
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+    },
+    60_000,
+  );
 });
 
 describe("scaffold input errors", () => {
@@ -401,19 +430,19 @@ describe("scaffold input errors", () => {
     [["--framework", "koa"], /unknown framework "koa"; choose one of express, fastify, hono/],
     [["--port", "99999"], /--port must be a port number/],
     [["--service", "Nope"], /service "Nope" not found; a2a.proto has A2AService/],
-  ])("%j", async (args, message) => {
-    await expect(scaffold(join(tmp, "bad"), ...args)).rejects.toMatchObject({ stderr: expect.stringMatching(message) });
-    expect(existsSync(join(tmp, "bad", "package.json"))).toBe(false);
-  }, 60_000);
+  ])(
+    "%j",
+    async (args, message) => {
+      await expect(scaffold(join(tmp, "bad"), ...args)).rejects.toMatchObject({ stderr: expect.stringMatching(message) });
+      expect(existsSync(join(tmp, "bad", "package.json"))).toBe(false);
+    },
+    60_000,
+  );
 });
 
 test("a service that is not A2A's gets handler stubs, which stop type-checking when the proto gains an rpc until the method is written", async () => {
   const dir = join(tmp, "library");
-  const { stdout } = await run(
-    process.execPath,
-    [bin, "scaffold", dir, "--proto", libraryProto, "--framework", "hono"],
-    { cwd: tmp },
-  );
+  const { stdout } = await run(process.execPath, [bin, "scaffold", dir, "--proto", libraryProto, "--framework", "hono"], { cwd: tmp });
   expect(stdout).toContain("src/handlers.ts");
   expect(existsSync(join(dir, "src", "executor.ts"))).toBe(false);
   expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.test).toBeUndefined();
@@ -486,7 +515,10 @@ test("a scaffolded project pins the versions this repository builds and tests wi
 });
 
 /** Starts src/main.ts with `env`; resolves once it printed its URL and its store line. */
-function startWithStore(dir: string, env: Record<string, string>): Promise<{ url: string; store: string; child: ChildProcess; exited: Promise<number | null> }> {
+function startWithStore(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ url: string; store: string; child: ChildProcess; exited: Promise<number | null> }> {
   const child = spawn(join(dir, "node_modules", ".bin", "tsx"), ["src/main.ts"], {
     cwd: dir,
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", GRPC_PORT: "off", ...env },
@@ -545,18 +577,25 @@ describe("the scaffolded agent's store comes from A2A_STORE", () => {
   }, 120_000);
 
   test.each([
-    [{ A2A_STORE: "mysql://u:p@db/a2a" }, "agent-express: A2A_STORE: unknown store mysql://…: use memory, a directory, or a postgres:// URL"],
+    [
+      { A2A_STORE: "mysql://u:p@db/a2a" },
+      "agent-express: A2A_STORE: unknown store mysql://…: use memory, a directory, or a postgres:// URL",
+    ],
     [
       { A2A_STORE: "postgres://agent:s3cret@127.0.0.1:1/a2a" },
       "agent-express: A2A_STORE: cannot connect to postgres://agent:***@127.0.0.1:1/a2a: connect ECONNREFUSED 127.0.0.1:1",
     ],
     [{ A2A_MIGRATE: "yes" }, "agent-express: A2A_MIGRATE=yes: give 1 to apply the store's schema migrations at start, or 0"],
-  ])("%j stops it with one line", async (env, message) => {
-    const { code, stdout, stderr } = await runMain(dir, { PORT: "0", GRPC_PORT: "off", ...env });
-    expect(code).toBe(1);
-    expect(stdout).toBe("");
-    expect(stderr).toBe(`${message}\n`);
-  }, 60_000);
+  ])(
+    "%j stops it with one line",
+    async (env, message) => {
+      const { code, stdout, stderr } = await runMain(dir, { PORT: "0", GRPC_PORT: "off", ...env });
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toBe(`${message}\n`);
+    },
+    60_000,
+  );
 
   const url = process.env["DATABASE_URL"];
   if (!url && process.env["CI"] === "true") {

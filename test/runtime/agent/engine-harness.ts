@@ -20,7 +20,15 @@ import { a2aErrorReason, agentCardExpress, isRpcError, type ContextInput, type H
 import { ErrorInfoSchema } from "a2a-http/connect";
 import type { AgentStore } from "a2a-http/agent";
 import { createPushSender, type PushOptions } from "a2a-http/push";
-import { A2AService, AgentCardSchema, Role, type AgentCard, type MessageSchema, type PartSchema, type StreamResponse } from "../../../gen/a2a_pb.js";
+import {
+  A2AService,
+  AgentCardSchema,
+  Role,
+  type AgentCard,
+  type MessageSchema,
+  type PartSchema,
+  type StreamResponse,
+} from "../../../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../../../gen/a2a_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../../../gen/a2a_http_express.js";
 import { createA2AServiceClient, type A2AServiceClient } from "../../../gen/a2a_http_client.js";
@@ -108,7 +116,10 @@ export async function startAgent(options: StartOptions = {}): Promise<TestAgent>
   const serverErrors: unknown[] = [];
   const onError = (e: unknown) => void serverErrors.push(e);
   const app = express();
-  app.get("/.well-known/agent-card.json", agentCardExpress(() => toJson(AgentCardSchema, card)));
+  app.get(
+    "/.well-known/agent-card.json",
+    agentCardExpress(() => toJson(AgentCardSchema, card)),
+  );
   app.use("/jsonrpc", a2aServiceJsonRpcExpress<TestContext>(handlers, { context, onError }));
   app.use("/", a2aServiceExpress<TestContext>(handlers, { context, onError }));
   const server: Server = await new Promise((resolve) => {

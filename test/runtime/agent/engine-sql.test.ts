@@ -27,7 +27,9 @@ describeSqlEngines((engine) => {
       const db = reused ?? (await engine().database());
       const client = await db.connect();
       if (reused) {
-        const tables = await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'a2a%' AND tablename <> 'a2a_schema'`);
+        const tables = await client.query(
+          `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'a2a%' AND tablename <> 'a2a_schema'`,
+        );
         await client.exec(`TRUNCATE ${tables.rows.map((r) => `"${String(r["tablename"])}"`).join(", ")}`);
       }
       const store = await createSqlStore(client, { migrate: true });
@@ -57,26 +59,31 @@ describeSqlEngines((engine) => {
       await agent?.close();
     });
 
-    it.each(transports)("over %s: GetTask of that task fails with DATA_LOSS naming it; ListTasks still answers the owner's other tasks", async (transport) => {
-      const owner = `owner-${crypto.randomUUID()}`;
-      const c = clientFor(transport, agent, { owner });
-      const ids: string[] = [];
-      for (const text of ["one", "two", "three"]) {
-        const res = await c.sendMessage({ message: userMessage(text) });
-        ids.push((res.payload.value as { id: string }).id);
-      }
-      // As a newer a2a-http would write it.
-      await client.query(`UPDATE a2a_tasks SET format = 99 WHERE owner = $1 AND id = $2`, [owner, ids[1]]);
-      const e = await rejection(c.getTask({ id: ids[1]! }));
-      // JSON-RPC has no code of its own for DATA_LOSS: it arrives as an internal error (-32603), its message kept.
-      expect(codeOf(e), messageOf(e)).toBe(transport === "jsonrpc" ? Code.INTERNAL : Code.DATA_LOSS);
-      expect(messageOf(e)).toContain(`task ${ids[1]}`);
-      const listed = await c.listTasks({});
-      expect(listed.tasks.map((t) => t.id).sort()).toEqual([ids[0], ids[2]].sort());
-      // The row ListTasks left out is reported.
-      expect(storeErrors.map((x) => (x as Error).message)).toContainEqual(expect.stringContaining(`task ${ids[1]} is stored in format 99`));
-      expect((await c.getTask({ id: ids[0]! })).id).toBe(ids[0]);
-    });
+    it.each(transports)(
+      "over %s: GetTask of that task fails with DATA_LOSS naming it; ListTasks still answers the owner's other tasks",
+      async (transport) => {
+        const owner = `owner-${crypto.randomUUID()}`;
+        const c = clientFor(transport, agent, { owner });
+        const ids: string[] = [];
+        for (const text of ["one", "two", "three"]) {
+          const res = await c.sendMessage({ message: userMessage(text) });
+          ids.push((res.payload.value as { id: string }).id);
+        }
+        // As a newer a2a-http would write it.
+        await client.query(`UPDATE a2a_tasks SET format = 99 WHERE owner = $1 AND id = $2`, [owner, ids[1]]);
+        const e = await rejection(c.getTask({ id: ids[1]! }));
+        // JSON-RPC has no code of its own for DATA_LOSS: it arrives as an internal error (-32603), its message kept.
+        expect(codeOf(e), messageOf(e)).toBe(transport === "jsonrpc" ? Code.INTERNAL : Code.DATA_LOSS);
+        expect(messageOf(e)).toContain(`task ${ids[1]}`);
+        const listed = await c.listTasks({});
+        expect(listed.tasks.map((t) => t.id).sort()).toEqual([ids[0], ids[2]].sort());
+        // The row ListTasks left out is reported.
+        expect(storeErrors.map((x) => (x as Error).message)).toContainEqual(
+          expect.stringContaining(`task ${ids[1]} is stored in format 99`),
+        );
+        expect((await c.getTask({ id: ids[0]! })).id).toBe(ids[0]);
+      },
+    );
   });
 });
 
@@ -93,19 +100,22 @@ describeSqlEngines((engine) => {
       await agent?.close();
     });
 
-    it.each(transports)("over %s: a 3 000-byte contextId or push config id is INVALID_ARGUMENT naming the limit, not an internal error", async (transport) => {
-      const c = clientFor(transport, agent, { owner: `owner-${crypto.randomUUID()}` });
-      const long = "c".repeat(3000);
-      const e = await rejection(c.sendMessage({ message: userMessage("hi", { contextId: long }) }));
-      expect(codeOf(e), messageOf(e)).toBe(Code.INVALID_ARGUMENT);
-      expect(messageOf(e)).toMatch(/too long for the SQL store/);
-      expect((await c.listTasks({})).tasks).toEqual([]);
+    it.each(transports)(
+      "over %s: a 3 000-byte contextId or push config id is INVALID_ARGUMENT naming the limit, not an internal error",
+      async (transport) => {
+        const c = clientFor(transport, agent, { owner: `owner-${crypto.randomUUID()}` });
+        const long = "c".repeat(3000);
+        const e = await rejection(c.sendMessage({ message: userMessage("hi", { contextId: long }) }));
+        expect(codeOf(e), messageOf(e)).toBe(Code.INVALID_ARGUMENT);
+        expect(messageOf(e)).toMatch(/too long for the SQL store/);
+        expect((await c.listTasks({})).tasks).toEqual([]);
 
-      const res = await c.sendMessage({ message: userMessage("hi") });
-      const taskId = (res.payload.value as { id: string }).id;
-      const p = await rejection(c.createTaskPushNotificationConfig({ taskId, id: long, url: "http://127.0.0.1:9/hook" }));
-      expect(codeOf(p), messageOf(p)).toBe(Code.INVALID_ARGUMENT);
-      expect((await c.listTaskPushNotificationConfigs({ taskId })).configs).toEqual([]);
-    });
+        const res = await c.sendMessage({ message: userMessage("hi") });
+        const taskId = (res.payload.value as { id: string }).id;
+        const p = await rejection(c.createTaskPushNotificationConfig({ taskId, id: long, url: "http://127.0.0.1:9/hook" }));
+        expect(codeOf(p), messageOf(p)).toBe(Code.INVALID_ARGUMENT);
+        expect((await c.listTaskPushNotificationConfigs({ taskId })).configs).toEqual([]);
+      },
+    );
   });
 });

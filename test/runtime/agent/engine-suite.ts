@@ -424,7 +424,13 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
     describe("multi-turn", () => {
       /** An executor that asks once, then completes on the next message; records its inputs. */
       function twoTurns() {
-        const inputs: { continued: boolean; history: (string | undefined)[]; taskId: string; contextId: string; messageContextId: string }[] = [];
+        const inputs: {
+          continued: boolean;
+          history: (string | undefined)[];
+          taskId: string;
+          contextId: string;
+          messageContextId: string;
+        }[] = [];
         const key = main().script(async (input, task) => {
           inputs.push({
             continued: input.continued,
@@ -495,7 +501,11 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
         const { key } = twoTurns();
         const first = taskOf(await c().sendMessage({ message: userMessage(key) }));
         const events = await collect(c().sendStreamingMessage({ message: userMessage(`${key} s`, { taskId: first.id }) }));
-        expect(describeEvents(events).map((d) => d.replace(/^artifact:[^:]+/, "artifact"))).toEqual(["task:2", "artifact:last", "status:3"]);
+        expect(describeEvents(events).map((d) => d.replace(/^artifact:[^:]+/, "artifact"))).toEqual([
+          "task:2",
+          "artifact:last",
+          "status:3",
+        ]);
         expect((events[0]!.payload.value as Task).history.map(textOf)).toEqual([key, "and?", `${key} s`]);
       });
     });
@@ -616,7 +626,9 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
         let finished = false;
         const key = main().script(async ({ signal }, task) => {
           await task.working("busy");
-          await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+          await new Promise<void>((resolve) =>
+            signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
+          );
           aborted = signal.aborted && task.signal.aborted;
           try {
             await task.working("too late");
@@ -653,7 +665,15 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
           await until(gate(), signal);
         });
         const p = c().sendMessage({ message: userMessage(key) });
-        await eventually(async () => ids.length === 1 && (await c().getTask({ id: ids[0]! }).catch(() => undefined))?.status?.state === TaskState.WORKING);
+        await eventually(
+          async () =>
+            ids.length === 1 &&
+            (
+              await c()
+                .getTask({ id: ids[0]! })
+                .catch(() => undefined)
+            )?.status?.state === TaskState.WORKING,
+        );
         await c().cancelTask({ id: ids[0]! });
         expect(taskOf(await p).status?.state).toBe(TaskState.CANCELED);
       });
@@ -763,14 +783,23 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
         const ops: [string, (id: string) => Promise<unknown>][] = [
           ["GetTask", (id) => bob.getTask({ id })],
           ["CancelTask", (id) => bob.cancelTask({ id })],
-          ["SubscribeToTask", async (id) => {
-            throw (await streamFailure(bob.subscribeToTask({ id }))).error;
-          }],
+          [
+            "SubscribeToTask",
+            async (id) => {
+              throw (await streamFailure(bob.subscribeToTask({ id }))).error;
+            },
+          ],
           ["SendMessage", (id) => bob.sendMessage({ message: userMessage("mine now", { taskId: id }) })],
-          ["SendStreamingMessage", async (id) => {
-            throw (await streamFailure(bob.sendStreamingMessage({ message: userMessage("mine now", { taskId: id }) }))).error;
-          }],
-          ["CreateTaskPushNotificationConfig", (id) => bob.createTaskPushNotificationConfig({ taskId: id, url: "https://example.com/hook" })],
+          [
+            "SendStreamingMessage",
+            async (id) => {
+              throw (await streamFailure(bob.sendStreamingMessage({ message: userMessage("mine now", { taskId: id }) }))).error;
+            },
+          ],
+          [
+            "CreateTaskPushNotificationConfig",
+            (id) => bob.createTaskPushNotificationConfig({ taskId: id, url: "https://example.com/hook" }),
+          ],
           ["GetTaskPushNotificationConfig", (id) => bob.getTaskPushNotificationConfig({ taskId: id, id: "cfg" })],
           ["ListTaskPushNotificationConfigs", (id) => bob.listTaskPushNotificationConfigs({ taskId: id })],
           ["DeleteTaskPushNotificationConfig", (id) => bob.deleteTaskPushNotificationConfig({ taskId: id, id: "cfg" })],
@@ -779,7 +808,11 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
           const theirs = await rejection(op(task.id));
           const none = await rejection(op(missing));
           expect([name, reasonOf(theirs)]).toEqual([name, "TASK_NOT_FOUND"]);
-          expect([name, codeOf(theirs), messageOf(theirs).replaceAll(task.id, "ID")]).toEqual([name, codeOf(none), messageOf(none).replaceAll(missing, "ID")]);
+          expect([name, codeOf(theirs), messageOf(theirs).replaceAll(task.id, "ID")]).toEqual([
+            name,
+            codeOf(none),
+            messageOf(none).replaceAll(missing, "ID"),
+          ]);
         }
         expect((await bob.listTasks({})).tasks).toEqual([]);
         expect((await c("").listTasks({})).tasks.map((t) => t.id)).not.toContain(task.id);
@@ -1026,7 +1059,13 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
         card: (card) => {
           card.capabilities!.extensions.push(
             { $typeName: "lf.a2a.v1.AgentExtension", uri: REQUIRED, required: true, description: "", params: undefined },
-            { $typeName: "lf.a2a.v1.AgentExtension", uri: "https://example.com/ext/optional", required: false, description: "", params: undefined },
+            {
+              $typeName: "lf.a2a.v1.AgentExtension",
+              uri: "https://example.com/ext/optional",
+              required: false,
+              description: "",
+              params: undefined,
+            },
           );
         },
       });
@@ -1038,7 +1077,10 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
         const other = clientFor(transport, ext(), { owner, headers: { "a2a-extensions": "https://example.com/ext/optional" } });
         await refused(other.sendMessage({ message: userMessage("x") }), "EXTENSION_SUPPORT_REQUIRED");
         expect((await none.listTasks({})).tasks).toEqual([]);
-        const named = clientFor(transport, ext(), { owner, headers: { "a2a-extensions": `https://example.com/ext/optional, ${REQUIRED}` } });
+        const named = clientFor(transport, ext(), {
+          owner,
+          headers: { "a2a-extensions": `https://example.com/ext/optional, ${REQUIRED}` },
+        });
         expect(taskOf(await named.sendMessage({ message: userMessage("x") })).status?.state).toBe(TaskState.COMPLETED);
         const events = await collect(named.sendStreamingMessage({ message: userMessage("y") }));
         expect(describeEvents(events).at(-1)).toBe("status:3");
@@ -1070,12 +1112,15 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
 
       it("refuses a 4th live task with RESOURCE_EXHAUSTED, and makes room by evicting ended tasks", async () => {
         const gates = [gate(), gate(), gate()];
-        const keys = gates.map((g) => bounded().script(async ({ signal }, task) => {
-          await task.working();
-          await until(g, signal);
-        }));
+        const keys = gates.map((g) =>
+          bounded().script(async ({ signal }, task) => {
+            await task.working();
+            await until(g, signal);
+          }),
+        );
         const live: Task[] = [];
-        for (const key of keys) live.push(taskOf(await b().sendMessage({ message: userMessage(key), configuration: { returnImmediately: true } })));
+        for (const key of keys)
+          live.push(taskOf(await b().sendMessage({ message: userMessage(key), configuration: { returnImmediately: true } })));
         exhausted(await rejection(b().sendMessage({ message: userMessage("one more"), configuration: { returnImmediately: true } })));
         exhausted(await rejection(b().sendMessage({ message: userMessage("one more") })));
         exhausted((await streamFailure(b().sendStreamingMessage({ message: userMessage("one more") }))).error);
@@ -1178,7 +1223,12 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
     });
 
     const sdkMessage = (text: string, extra: Partial<SdkMessage> = {}): SdkMessage =>
-      ({ messageId: crypto.randomUUID(), role: SdkRole.ROLE_USER, parts: [{ content: { $case: "text", value: text } }], ...extra }) as SdkMessage;
+      ({
+        messageId: crypto.randomUUID(),
+        role: SdkRole.ROLE_USER,
+        parts: [{ content: { $case: "text", value: text } }],
+        ...extra,
+      }) as SdkMessage;
     const req = (x: object): never => x as never;
 
     it("SendMessage: the completed task; GetTask finds it", async () => {
@@ -1333,9 +1383,14 @@ export function engineSuite(suite: EngineSuiteOptions = {}): void {
         aborted = signal.aborted;
       });
       const task = taskOf(
-        await clientFor("http+json", other, { owner: who }).sendMessage({ message: userMessage(key), configuration: { returnImmediately: true } }),
+        await clientFor("http+json", other, { owner: who }).sendMessage({
+          message: userMessage(key),
+          configuration: { returnImmediately: true },
+        }),
       );
-      await eventually(async () => (await own.tasks.get({ tenant: "", owner: who, id: task.id }))?.task.status?.state === TaskState.WORKING);
+      await eventually(
+        async () => (await own.tasks.get({ tenant: "", owner: who, id: task.id }))?.task.status?.state === TaskState.WORKING,
+      );
       await other.close();
       expect(aborted).toBe(true);
       const state = (await own.tasks.get({ tenant: "", owner: who, id: task.id }))?.task.status?.state;

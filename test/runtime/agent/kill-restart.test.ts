@@ -128,7 +128,9 @@ async function killAndRestart(store: string) {
   const contextId = created.payload.case === "task" ? created.payload.value.contextId : "";
   const userMessageId = created.payload.case === "task" ? created.payload.value.history[0]?.messageId : undefined;
   expect(userMessageId).toBeDefined();
-  const statusMessages = received.flatMap((e) => (e.payload.case === "statusUpdate" && e.payload.value.status?.message ? [e.payload.value.status.message.messageId] : []));
+  const statusMessages = received.flatMap((e) =>
+    e.payload.case === "statusUpdate" && e.payload.value.status?.message ? [e.payload.value.status.message.messageId] : [],
+  );
   expect(statusMessages.length).toBeGreaterThanOrEqual(2);
 
   // Again on the same store: the task is there, with everything the client saw.

@@ -29,7 +29,15 @@ describe("memory store", () => {
     for (const [i, k] of keys.entries()) expect((await store.tasks.get(k))?.task.id).toBe(`t${i}`);
     expect(await store.tasks.get({ tenant: "a", owner: "b", id: "t" })).toBeUndefined();
     await expect(store.tasks.create(keys[1]!, task("again", WORKING), 0, event)).rejects.toThrow(StaleVersionError);
-    const page = await store.tasks.list({ tenant: "a", owner: "", contextId: "", state: 0, updatedSince: undefined, pageSize: 10, after: undefined });
+    const page = await store.tasks.list({
+      tenant: "a",
+      owner: "",
+      contextId: "",
+      state: 0,
+      updatedSince: undefined,
+      pageSize: 10,
+      after: undefined,
+    });
     expect(page.tasks.map((t) => t.id)).toEqual(["t1"]);
   });
 
@@ -42,7 +50,15 @@ describe("memory store", () => {
     await store.tasks.create({ tenant: "x", owner: "o", id: "c" }, task("c", WORKING), 3, event);
     expect(await store.tasks.get(a)).toBeUndefined();
     expect((await store.tasks.get(b))?.task.id).toBe("b");
-    const list = await store.tasks.list({ tenant: "x", owner: "o", contextId: "", state: 0, updatedSince: undefined, pageSize: 10, after: undefined });
+    const list = await store.tasks.list({
+      tenant: "x",
+      owner: "o",
+      contextId: "",
+      state: 0,
+      updatedSince: undefined,
+      pageSize: 10,
+      after: undefined,
+    });
     expect(list.tasks.map((t) => t.id)).toEqual(["c"]);
     await expect(store.tasks.create({ tenant: "z", owner: "", id: "d" }, task("d", WORKING), 4, event)).rejects.toThrow(StoreFullError);
   });

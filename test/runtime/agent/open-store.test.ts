@@ -13,14 +13,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  LOCK_FILE,
-  SCHEMA_VERSION,
-  StoreError,
-  openPglite,
-  openStore,
-  parseStoreSpec,
-} from "a2a-http/stores";
+import { LOCK_FILE, SCHEMA_VERSION, StoreError, openPglite, openStore, parseStoreSpec } from "a2a-http/stores";
 import { main as cli } from "../../../packages/runtime/src/cli.js";
 import { createScratchDatabase, type ScratchDatabase } from "../../scratch-database.js";
 
@@ -227,7 +220,9 @@ describe("openStore", () => {
     test("a2a-http migrate says the same and exits 1", async () => {
       const r = await runCli(["migrate", "--url", "postgres://agent:s3cret@127.0.0.1:1/a2a"]);
       expect(r.code).toBe(1);
-      expect(r.err).toMatch(/^a2a-http migrate: cannot connect to postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/a2a: connect ECONNREFUSED[^\n]*\n$/);
+      expect(r.err).toMatch(
+        /^a2a-http migrate: cannot connect to postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/a2a: connect ECONNREFUSED[^\n]*\n$/,
+      );
     });
   });
 });
@@ -256,7 +251,9 @@ describe("a2a-http migrate", () => {
     const first = await runCli(["migrate", "--url", dir]);
     expect(first.err).toBe("");
     expect(first.code).toBe(0);
-    expect(first.out).toMatch(new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version ${SCHEMA_VERSION} \\(\\d+ ms\\)\\n$`));
+    expect(first.out).toMatch(
+      new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version ${SCHEMA_VERSION} \\(\\d+ ms\\)\\n$`),
+    );
     const again = await runCli(["migrate", "--url", dir]);
     expect(again.out).toMatch(new RegExp(`: schema at version ${SCHEMA_VERSION}, nothing to apply \\(\\d+ ms\\)\\n$`));
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);

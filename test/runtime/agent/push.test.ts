@@ -135,7 +135,16 @@ describe("push delivery", () => {
     await push.idle();
 
     expect(errors).toEqual([]);
-    expect(hook.received.map((r) => r.body)).toEqual(['{"n":1}', '{"n":1}', '{"n":1}', '{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '{"n":5}']);
+    expect(hook.received.map((r) => r.body)).toEqual([
+      '{"n":1}',
+      '{"n":1}',
+      '{"n":1}',
+      '{"n":1}',
+      '{"n":2}',
+      '{"n":3}',
+      '{"n":4}',
+      '{"n":5}',
+    ]);
   });
 
   test("a webhook that does not answer holds back its own config only", async () => {

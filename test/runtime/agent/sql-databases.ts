@@ -136,7 +136,9 @@ export function describeSqlEngines(body: (engine: () => SqlEngine, name: EngineN
   } else if (inCi) {
     describe("PostgreSQL", () => {
       it("has a server to run on", () => {
-        throw new Error("CI=true but DATABASE_URL is not set: the PostgreSQL store tests cannot run (.ci/run starts a server with scripts/pg-cluster.sh)");
+        throw new Error(
+          "CI=true but DATABASE_URL is not set: the PostgreSQL store tests cannot run (.ci/run starts a server with scripts/pg-cluster.sh)",
+        );
       });
     });
   } else {

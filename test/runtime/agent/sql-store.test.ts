@@ -175,7 +175,10 @@ describeSqlEngines((engine, engineName) => {
       let statements = 0;
       const inner = await db().connect();
       // Writes only (the lookups of a refused write's version are one each).
-      const counted: SqlClient = { ...inner, query: (text, params) => (text.startsWith("WITH") && statements++, inner.query(text, params)) };
+      const counted: SqlClient = {
+        ...inner,
+        query: (text, params) => (text.startsWith("WITH") && statements++, inner.query(text, params)),
+      };
       const gc = await createSqlStore(counted, { instance: "gc" });
       gc.bind?.(schemas);
       const heard: string[] = [];
@@ -369,7 +372,9 @@ describeSqlEngines((engine, engineName) => {
       await store.pushConfigs.delete(key, "c0");
       const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.pushConfigs.put(key, config(key.id, `n${i}`))));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-      expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof StoreFullError)).toBe(true);
+      expect(
+        results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof StoreFullError),
+      ).toBe(true);
       expect((await store.pushConfigs.list(key)).length).toBe(10);
     });
   });
@@ -389,12 +394,23 @@ describeSqlEngines((engine, engineName) => {
         expect((e as { code: number }).code).toBe(Code.DATA_LOSS);
         expect((e as Error).message).toContain(`task ${id}`);
       }
-      expect((await rejection(store.tasks.get({ ...key, id: "future" })) as Error).message).toMatch(/format 99/);
+      expect(((await rejection(store.tasks.get({ ...key, id: "future" }))) as Error).message).toMatch(/format 99/);
       errors.length = 0;
-      const page = await store.tasks.list({ tenant, owner: key.owner, contextId: "", state: 0, updatedSince: undefined, pageSize: 10, after: undefined });
+      const page = await store.tasks.list({
+        tenant,
+        owner: key.owner,
+        contextId: "",
+        state: 0,
+        updatedSince: undefined,
+        pageSize: 10,
+        after: undefined,
+      });
       expect(page.tasks.map((t) => t.id)).toEqual(["good"]);
       // Each row left out is reported, by its task (in the list's order: ids descending).
-      expect(errors.map((e) => String((e as Error).message))).toEqual([expect.stringContaining("task garbage"), expect.stringContaining("task future")]);
+      expect(errors.map((e) => String((e as Error).message))).toEqual([
+        expect.stringContaining("task garbage"),
+        expect.stringContaining("task future"),
+      ]);
       expect((await store.tasks.get({ ...key, id: "good" }))?.task.id).toBe("good");
     });
 
@@ -419,8 +435,12 @@ describeSqlEngines((engine, engineName) => {
       ({ store: leased } = await openStore(db(), { instance: "leaser", leaseMs }));
     });
     const lease = async (k: TaskKey) =>
-      (await client.query(`SELECT lease_holder, lease_until::float8 AS until FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [k.tenant, k.owner, k.id]))
-        .rows[0] as { lease_holder: string | null; until: number | null };
+      (
+        await client.query(
+          `SELECT lease_holder, lease_until::float8 AS until FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`,
+          [k.tenant, k.owner, k.id],
+        )
+      ).rows[0] as { lease_holder: string | null; until: number | null };
     const mine = async () => (await leased.shared!.expired(1000)).filter((t) => t.key.tenant === tenant);
 
     it("a running task holds a lease in its instance's name; an interrupted or ended one none", async () => {
@@ -504,8 +524,14 @@ describeSqlEngines((engine, engineName) => {
       const other = (await openStore(db(), { instance: "second" })).store;
       const seenHere: [TaskKey, number][] = [];
       const seenThere: [TaskKey, number][] = [];
-      const stopHere = await store.shared!.watch((k, seq) => k.tenant === tenant && seenHere.push([k, seq]), () => {});
-      const stopThere = await other.shared!.watch((k, seq) => k.tenant === tenant && seenThere.push([k, seq]), () => {});
+      const stopHere = await store.shared!.watch(
+        (k, seq) => k.tenant === tenant && seenHere.push([k, seq]),
+        () => {},
+      );
+      const stopThere = await other.shared!.watch(
+        (k, seq) => k.tenant === tenant && seenThere.push([k, seq]),
+        () => {},
+      );
       try {
         const t = task(key.id, TaskState.WORKING);
         await store.tasks.create(key, t, 1000, event(t));
@@ -535,7 +561,10 @@ describeSqlEngines((engine, engineName) => {
       const other = (await openStore(db(), { instance: "reconnecting" })).store;
       let missed = 0;
       const seen: number[] = [];
-      const stop = await other.shared!.watch((k, seq) => k.tenant === tenant && seen.push(seq), () => missed++);
+      const stop = await other.shared!.watch(
+        (k, seq) => k.tenant === tenant && seen.push(seq),
+        () => missed++,
+      );
       try {
         const killed = await client.query(
           `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,
@@ -574,7 +603,10 @@ describeSqlEngines((engine, engineName) => {
       const long = { ...key, owner: "é".repeat(500), id: letters(2048 - Buffer.byteLength(tenant) - 1000 - 3) };
       const other = (await openStore(db(), { instance: "long-watcher" })).store;
       const seen: number[] = [];
-      const stop = await other.shared!.watch((k, seq) => k.owner === long.owner && seen.push(seq), () => {});
+      const stop = await other.shared!.watch(
+        (k, seq) => k.owner === long.owner && seen.push(seq),
+        () => {},
+      );
       try {
         const t = task(long.id, TaskState.WORKING, "ctx");
         await store.tasks.create(long, t, 1000, event(t));
@@ -596,7 +628,9 @@ describeSqlEngines((engine, engineName) => {
       expect((e as Error).message).toMatch(/too long for the SQL store, \d+ bytes of tenant, owner and ids, at most 2048/);
       expect(await store.tasks.get(k)).toBeUndefined();
       // A context id counts too (ListTasks' index by context holds it with the key).
-      const ctxLong = await rejection(store.tasks.create(key, task(key.id, TaskState.WORKING, letters(3000)), 1000, event(task(key.id, TaskState.WORKING))));
+      const ctxLong = await rejection(
+        store.tasks.create(key, task(key.id, TaskState.WORKING, letters(3000)), 1000, event(task(key.id, TaskState.WORKING))),
+      );
       expect((ctxLong as { code: number }).code).toBe(Code.INVALID_ARGUMENT);
       expect(await store.tasks.get(key)).toBeUndefined();
 
@@ -629,7 +663,8 @@ describeSqlEngines((engine, engineName) => {
       }
       expect(await count(oclient, `a2a_push_outbox WHERE tenant = $1`, [tenant])).toBe(6);
 
-      const describe = (items: Awaited<ReturnType<typeof outbox.claim>>) => items.map((x) => `${x.config.id}:${stateOf(x.event)}:${x.attempts}`);
+      const describe = (items: Awaited<ReturnType<typeof outbox.claim>>) =>
+        items.map((x) => `${x.config.id}:${stateOf(x.event)}:${x.attempts}`);
       let items = await outbox.claim(10, 60_000);
       expect(describe(items)).toEqual([`A:${TaskState.WORKING}:0`, `B:${TaskState.WORKING}:0`]);
       expect(items[0]!.key).toEqual(key);

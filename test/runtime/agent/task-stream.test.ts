@@ -110,7 +110,12 @@ describe("TaskStream", () => {
     publish(2, "a");
     publish(3, "end");
     const got = await Promise.all([a, b, c, stream.next()]);
-    expect(got.map((r) => (r.done ? "done" : typeof r.value === "string" ? r.value : nameOf(r.value)))).toEqual(["task", "a", "end", "done"]);
+    expect(got.map((r) => (r.done ? "done" : typeof r.value === "string" ? r.value : nameOf(r.value)))).toEqual([
+      "task",
+      "a",
+      "end",
+      "done",
+    ]);
   });
 
   it("return() before the first next() opens nothing; after it, closes the subscription", async () => {

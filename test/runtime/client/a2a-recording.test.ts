@@ -1,13 +1,7 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  ListTasksResponseSchema,
-  Role,
-  SendMessageResponseSchema,
-  TaskSchema,
-  TaskState,
-} from "../../../gen/a2a_pb.js";
+import { ListTasksResponseSchema, Role, SendMessageResponseSchema, TaskSchema, TaskState } from "../../../gen/a2a_pb.js";
 import { createA2AServiceClient, type A2AServiceClient } from "../../../gen/a2a_http_client.js";
 import { Code, RpcError } from "a2a-http";
 import { json, startRecorder, type Recorder } from "./recorder.js";

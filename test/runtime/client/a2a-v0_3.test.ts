@@ -21,7 +21,9 @@ describe("the v0.3 A2A client (multi-segment names, body field)", () => {
   });
 
   it("a name outside the pattern is refused", async () => {
-    const err = (await client().getTask({ name: "t1" }).catch((e: unknown) => e)) as RpcError;
+    const err = (await client()
+      .getTask({ name: "t1" })
+      .catch((e: unknown) => e)) as RpcError;
     expect(err).toBeInstanceOf(RpcError);
     expect(err.code).toBe(Code.INVALID_ARGUMENT);
     expect(err.message).toContain('field name "t1" does not match the pattern tasks/*');

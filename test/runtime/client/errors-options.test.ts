@@ -13,12 +13,25 @@ beforeEach(() => {
 });
 
 const a2a = () => createA2AServiceClient({ baseUrl: server.url });
-const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as RpcError);
-const errorInfo = (reason: string) => ({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org", metadata: { taskId: "t1" } });
+const errorOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as RpcError,
+  );
+const errorInfo = (reason: string) => ({
+  "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+  reason,
+  domain: "a2a-protocol.org",
+  metadata: { taskId: "t1" },
+});
 
 describe("error answers", () => {
   it("AIP-193 Status with ErrorInfo (JS, a2a+json)", async () => {
-    server.respond = json(404, { error: { code: 404, status: "NOT_FOUND", message: "Task not found: t1", details: [errorInfo("TASK_NOT_FOUND")] } }, "application/a2a+json; charset=utf-8");
+    server.respond = json(
+      404,
+      { error: { code: 404, status: "NOT_FOUND", message: "Task not found: t1", details: [errorInfo("TASK_NOT_FOUND")] } },
+      "application/a2a+json; charset=utf-8",
+    );
     const err = await errorOf(a2a().getTask({ id: "t1" }));
     expect(err).toBeInstanceOf(RpcError);
     expect(err?.code).toBe(Code.NOT_FOUND);
@@ -40,7 +53,9 @@ describe("error answers", () => {
   });
 
   it("the code comes from the status name, even when the HTTP status says otherwise (Java 409)", async () => {
-    server.respond = json(409, { error: { code: 409, status: "UNIMPLEMENTED", message: "x", details: [errorInfo("TASK_NOT_CANCELABLE")] } });
+    server.respond = json(409, {
+      error: { code: 409, status: "UNIMPLEMENTED", message: "x", details: [errorInfo("TASK_NOT_CANCELABLE")] },
+    });
     const err = await errorOf(a2a().cancelTask({ id: "t1" }));
     expect(err?.code).toBe(Code.UNIMPLEMENTED);
     expect(err?.httpStatus).toBe(409);

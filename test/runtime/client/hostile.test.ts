@@ -101,7 +101,10 @@ describe("hostile streams", () => {
 
   it("the event cap is exact: max characters pass, max + 1 fail, even when the event ends in the same chunk (D7)", async () => {
     const max = 10_000;
-    for (const [size, ok] of [[max, true], [max + 1, false]] as const) {
+    for (const [size, ok] of [
+      [max, true],
+      [max + 1, false],
+    ] as const) {
       // One event of `size` characters of lines (`data: ` counted), then its blank line, in one write.
       const line = 'data: {"task":{"id":"' + "a".repeat(size - 'data: {"task":{"id":"'.length - 3) + '"}}';
       expect(line.length).toBe(size);
@@ -177,9 +180,19 @@ describe("hostile streams", () => {
 describe("hostile unary answers", () => {
   it("a 200 MiB body: RESOURCE_EXHAUSTED at the cap, memory bounded (D6)", async () => {
     const chunk = "x".repeat(1024 * 1024);
-    for (const head of [{ "content-type": "application/json" }, { "content-type": "application/json", "content-length": String(200 * 1024 * 1024) }]) {
+    for (const head of [
+      { "content-type": "application/json" },
+      { "content-type": "application/json", "content-length": String(200 * 1024 * 1024) },
+    ]) {
       server.respond = flood(head, () => chunk, 200);
-      const { value, peakMB } = await peakHeapGrowth(() => client().getTask({ id: "t1" }).then(() => undefined, (e: unknown) => e));
+      const { value, peakMB } = await peakHeapGrowth(() =>
+        client()
+          .getTask({ id: "t1" })
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+      );
       expect(value).toBeInstanceOf(RpcError);
       expect((value as RpcError).code).toBe(Code.RESOURCE_EXHAUSTED);
       peaks["body"] = Math.max(peaks["body"] ?? 0, peakMB);
@@ -196,23 +209,69 @@ describe("hostile unary answers", () => {
     expect((await client({ maxResponseSize: 4000 }).getTask({ id: "t1" })).id).toBe("t1");
     // A 500 whose body never ends: still an RpcError with its status, read no further than the cap.
     server.respond = flood({ "content-type": "text/html" }, () => "<p>".repeat(100_000), Infinity, 500);
-    const { value: e, peakMB } = await peakHeapGrowth(() => client().getTask({ id: "t1" }).catch((x: unknown) => x));
+    const { value: e, peakMB } = await peakHeapGrowth(() =>
+      client()
+        .getTask({ id: "t1" })
+        .catch((x: unknown) => x),
+    );
     expect(e).toBeInstanceOf(RpcError);
     expect((e as RpcError).httpStatus).toBe(500);
     expect(peakMB).toBeLessThan(60);
   });
 
   const broken: { name: string; respond: (r: unknown, res: ServerResponse) => void; code: Code; status?: number }[] = [
-    { name: "truncated JSON", respond: (_r, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"id":"t1","con'); }, code: Code.INTERNAL, status: 200 },
-    { name: "an HTML 502 from a proxy", respond: (_r, res) => { res.writeHead(502, { "content-type": "text/html" }); res.end("<html><h1>502 Bad Gateway</h1></html>"); }, code: Code.UNAVAILABLE, status: 502 },
-    { name: "an HTML 500 page", respond: (_r, res) => { res.writeHead(500, { "content-type": "text/html" }); res.end("<html>Internal Server Error</html>"); }, code: Code.UNKNOWN, status: 500 },
-    { name: "a reset mid-body", respond: (_r, res) => { res.writeHead(200, { "content-type": "application/json", "content-length": "1000" }); res.write('{"id":'); setTimeout(() => res.socket?.destroy(), 20); }, code: Code.UNAVAILABLE },
+    {
+      name: "truncated JSON",
+      respond: (_r, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id":"t1","con');
+      },
+      code: Code.INTERNAL,
+      status: 200,
+    },
+    {
+      name: "an HTML 502 from a proxy",
+      respond: (_r, res) => {
+        res.writeHead(502, { "content-type": "text/html" });
+        res.end("<html><h1>502 Bad Gateway</h1></html>");
+      },
+      code: Code.UNAVAILABLE,
+      status: 502,
+    },
+    {
+      name: "an HTML 500 page",
+      respond: (_r, res) => {
+        res.writeHead(500, { "content-type": "text/html" });
+        res.end("<html>Internal Server Error</html>");
+      },
+      code: Code.UNKNOWN,
+      status: 500,
+    },
+    {
+      name: "a reset mid-body",
+      respond: (_r, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        res.write('{"id":');
+        setTimeout(() => res.socket?.destroy(), 20);
+      },
+      code: Code.UNAVAILABLE,
+    },
     { name: "a reset before the headers", respond: (_r, res) => res.socket?.destroy(), code: Code.UNAVAILABLE },
-    { name: "JSON of the wrong shape", respond: (_r, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"id":5}'); }, code: Code.INTERNAL, status: 200 },
+    {
+      name: "JSON of the wrong shape",
+      respond: (_r, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id":5}');
+      },
+      code: Code.INTERNAL,
+      status: 200,
+    },
   ];
   it.each(broken)("$name: RpcError $code", async ({ respond, code, status }) => {
     server.respond = respond;
-    const e = await client().getTask({ id: "t1" }).catch((x: unknown) => x);
+    const e = await client()
+      .getTask({ id: "t1" })
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(RpcError);
     expect((e as RpcError).code).toBe(code);
     if (status !== undefined) expect((e as RpcError).httpStatus).toBe(status);
@@ -231,7 +290,14 @@ describe("the JSON-RPC transport has the same bounds", () => {
   const rpc = () => client({ transport: "jsonrpc" });
   it("a 200 MiB answer: RESOURCE_EXHAUSTED, memory bounded", async () => {
     server.respond = flood({ "content-type": "application/json" }, () => "x".repeat(1024 * 1024), 200);
-    const { value, peakMB } = await peakHeapGrowth(() => rpc().getTask({ id: "t1" }).then(() => undefined, (e: unknown) => e));
+    const { value, peakMB } = await peakHeapGrowth(() =>
+      rpc()
+        .getTask({ id: "t1" })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+    );
     expect((value as RpcError).code).toBe(Code.RESOURCE_EXHAUSTED);
     expect(peakMB).toBeLessThan(60);
   });

@@ -18,11 +18,20 @@ beforeEach(() => {
   server.respond = json(200, {});
 });
 
-const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as RpcError);
+const errorOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as RpcError,
+  );
 
 describe("library client on the wire", () => {
   const cases: { name: string; call: () => Promise<unknown>; method: string; url: string; body?: string }[] = [
-    { name: "getBook: multi-segment variable", call: () => client.getBook({ name: "shelves/s1/books/b 1" }), method: "GET", url: "/v1/shelves/s1/books/b%201" },
+    {
+      name: "getBook: multi-segment variable",
+      call: () => client.getBook({ name: "shelves/s1/books/b 1" }),
+      method: "GET",
+      url: "/v1/shelves/s1/books/b%201",
+    },
     {
       name: "getBook: FieldMask query",
       call: () => client.getBook({ name: "shelves/s1/books/b1", readMask: { paths: ["title", "published_at"] } }),
@@ -50,7 +59,12 @@ describe("library client on the wire", () => {
       url: "/v1/shelves/s1/books/b1?updateMask=title",
       body: '{"title":"New"}',
     },
-    { name: "deleteBook", call: () => client.deleteBook({ name: "shelves/s1/books/b1", force: true }), method: "DELETE", url: "/v1/shelves/s1/books/b1?force=true" },
+    {
+      name: "deleteBook",
+      call: () => client.deleteBook({ name: "shelves/s1/books/b1", force: true }),
+      method: "DELETE",
+      url: "/v1/shelves/s1/books/b1?force=true",
+    },
     { name: "listBooks: nothing set", call: () => client.listBooks({ parent: "shelves/s1" }), method: "GET", url: "/v1/shelves/s1/books" },
     {
       name: "listBooks: every query type",
@@ -99,8 +113,20 @@ describe("library client on the wire", () => {
       url: "/v1/shelves/s1/books/b1:move",
       body: '{"destinationShelf":"s2"}',
     },
-    { name: "renameShelf: scalar body", call: () => client.renameShelf({ shelf: "s1", title: "New \"title\"" }), method: "PUT", url: "/v1/shelves/s1/title", body: '"New \\"title\\""' },
-    { name: "renameShelf: unset scalar body", call: () => client.renameShelf({ shelf: "s1" }), method: "PUT", url: "/v1/shelves/s1/title", body: '""' },
+    {
+      name: "renameShelf: scalar body",
+      call: () => client.renameShelf({ shelf: "s1", title: 'New "title"' }),
+      method: "PUT",
+      url: "/v1/shelves/s1/title",
+      body: '"New \\"title\\""',
+    },
+    {
+      name: "renameShelf: unset scalar body",
+      call: () => client.renameShelf({ shelf: "s1" }),
+      method: "PUT",
+      url: "/v1/shelves/s1/title",
+      body: '""',
+    },
     {
       name: "getShelfTitle",
       call: () => ((server.respond = json(200, '"t"')), client.getShelfTitle({ shelf: "s/1" })),
@@ -108,8 +134,18 @@ describe("library client on the wire", () => {
       url: "/v1/shelves/s%2F1/title",
     },
     { name: "getFile: **", call: () => client.getFile({ path: "a/b c/ü.txt" }), method: "GET", url: "/v1/files/a/b%20c/%C3%BC.txt" },
-    { name: "getFile: the binding with more fields wins", call: () => client.getFile({ path: "a/b", shelf: "s1" }), method: "GET", url: "/v1/shelves/s1/files/a/b:raw" },
-    { name: "checkoutBook: custom method", call: () => client.checkoutBook({ name: "shelves/s1/books/b1", reader: "r:1" }), method: "CHECKOUT", url: "/v1/shelves/s1/books/b1?reader=r%3A1" },
+    {
+      name: "getFile: the binding with more fields wins",
+      call: () => client.getFile({ path: "a/b", shelf: "s1" }),
+      method: "GET",
+      url: "/v1/shelves/s1/files/a/b:raw",
+    },
+    {
+      name: "checkoutBook: custom method",
+      call: () => client.checkoutBook({ name: "shelves/s1/books/b1", reader: "r:1" }),
+      method: "CHECKOUT",
+      url: "/v1/shelves/s1/books/b1?reader=r%3A1",
+    },
   ];
   it.each(cases)("$name", async (c) => {
     await c.call();
@@ -140,9 +176,21 @@ describe("library client on the wire", () => {
   });
 
   it("decodes int64, enums and timestamps in the response", async () => {
-    server.respond = json(200, { name: "shelves/s1/books/b1", pages: "12", genre: "GENRE_SCIENCE", published: "2020-01-01T00:00:00.5Z", tags: ["x"] });
+    server.respond = json(200, {
+      name: "shelves/s1/books/b1",
+      pages: "12",
+      genre: "GENRE_SCIENCE",
+      published: "2020-01-01T00:00:00.5Z",
+      tags: ["x"],
+    });
     const book = await client.getBook({ name: "shelves/s1/books/b1" });
-    expect(toJson(BookSchema, book)).toEqual({ name: "shelves/s1/books/b1", pages: "12", genre: "GENRE_SCIENCE", published: "2020-01-01T00:00:00.500Z", tags: ["x"] });
+    expect(toJson(BookSchema, book)).toEqual({
+      name: "shelves/s1/books/b1",
+      pages: "12",
+      genre: "GENRE_SCIENCE",
+      published: "2020-01-01T00:00:00.500Z",
+      tags: ["x"],
+    });
   });
 });
 
@@ -186,7 +234,11 @@ describe("the none profile", () => {
   it("keeps GET for a streaming rpc and reads errors the same way", async () => {
     server.respond = json(404, { error: { code: 404, status: "NOT_FOUND", message: "no shelf", details: [] } });
     const plain = createRouteClient<LibraryServiceClient>(LibraryServiceRoutes, { baseUrl: server.url });
-    const err = await errorOf((async () => { for await (const _ of plain.watchShelf({ shelf: "s" })) void _; })());
+    const err = await errorOf(
+      (async () => {
+        for await (const _ of plain.watchShelf({ shelf: "s" })) void _;
+      })(),
+    );
     expect(err).toBeInstanceOf(RpcError);
     expect(err?.code).toBe(Code.NOT_FOUND);
     expect(server.last().method).toBe("GET");

@@ -12,10 +12,12 @@ export interface Recorded {
 
 export type Responder = (req: Recorded, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
 
-export const json = (status: number, body: unknown, contentType = "application/json"): Responder => (_req, res) => {
-  res.writeHead(status, { "content-type": contentType });
-  res.end(typeof body === "string" ? body : JSON.stringify(body));
-};
+export const json =
+  (status: number, body: unknown, contentType = "application/json"): Responder =>
+  (_req, res) => {
+    res.writeHead(status, { "content-type": contentType });
+    res.end(typeof body === "string" ? body : JSON.stringify(body));
+  };
 
 /** A raw node:http server on 127.0.0.1 that records every request and answers with `respond`. */
 export async function startRecorder(respond: Responder = json(200, {})) {

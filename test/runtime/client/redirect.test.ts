@@ -47,7 +47,10 @@ beforeAll(async () => {
     // /moved/... redirects within the agent; /jr/... to the other origin.
     if (u.pathname.startsWith("/moved")) return { status: 307, headers: { location: u.pathname.slice("/moved".length) + u.search } };
     if (u.pathname.includes("/jr")) return { status: 307, headers: { location: `${url(other.server)}${u.pathname.replace("/jr", "")}` } };
-    return { status: 200, body: u.pathname.includes(":send") ? SEND : u.pathname === "/" ? '{"jsonrpc":"2.0","id":1,"result":' + TASK + "}" : TASK };
+    return {
+      status: 200,
+      body: u.pathname.includes(":send") ? SEND : u.pathname === "/" ? '{"jsonrpc":"2.0","id":1,"result":' + TASK + "}" : TASK,
+    };
   });
   for (const s of [other.server, agent.server]) await new Promise<void>((ok) => s.listen(0, "127.0.0.1", ok));
 });
@@ -59,7 +62,10 @@ const creds = { "x-api-key": "secret-key", authorization: "Bearer secret-token",
 const message = { messageId: "m1", role: 1, parts: [{ content: { case: "text" as const, value: "hi" } }] };
 
 async function failure(p: Promise<unknown>): Promise<RpcError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(RpcError);
   return e as RpcError;
 }

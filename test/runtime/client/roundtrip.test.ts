@@ -193,9 +193,7 @@ async function roundTrip<S extends DescMessage>(
   if (tenant) expected["tenant"] = tenant;
   expect(got.request).toEqual(expected);
   expect(got.tenant).toBe(tenant || undefined);
-  const json = Array.isArray(result)
-    ? result.map((m: { $typeName: string }) => m)
-    : result;
+  const json = Array.isArray(result) ? result.map((m: { $typeName: string }) => m) : result;
   keep(name, f, json);
 }
 
@@ -218,22 +216,86 @@ describe.each(frameworks)("round trip on %s", (f) => {
     });
     it("sendStreamingMessage", async () => {
       const init = { message };
-      await roundTrip(f, `stream ${t}`, "sendStreamingMessage", SendMessageRequestSchema, init, () => drain(client().sendStreamingMessage(init)), t);
+      await roundTrip(
+        f,
+        `stream ${t}`,
+        "sendStreamingMessage",
+        SendMessageRequestSchema,
+        init,
+        () => drain(client().sendStreamingMessage(init)),
+        t,
+      );
       expect(results.get(`stream ${t}`)!.get(f)).toHaveLength(2);
     });
     it.each(ids)("getTask, cancelTask, subscribeToTask with id %j", async (id) => {
       const c = client();
-      await roundTrip(f, `get ${t} ${id}`, "getTask", GetTaskRequestSchema, { id, historyLength: 0 }, () => c.getTask({ id, historyLength: 0 }), t);
-      await roundTrip(f, `cancel ${t} ${id}`, "cancelTask", CancelTaskRequestSchema, { id, metadata: { why: "test" } }, () => c.cancelTask({ id, metadata: { why: "test" } }), t);
-      await roundTrip(f, `sub ${t} ${id}`, "subscribeToTask", SubscribeToTaskRequestSchema, { id }, () => drain(c.subscribeToTask({ id })), t);
+      await roundTrip(
+        f,
+        `get ${t} ${id}`,
+        "getTask",
+        GetTaskRequestSchema,
+        { id, historyLength: 0 },
+        () => c.getTask({ id, historyLength: 0 }),
+        t,
+      );
+      await roundTrip(
+        f,
+        `cancel ${t} ${id}`,
+        "cancelTask",
+        CancelTaskRequestSchema,
+        { id, metadata: { why: "test" } },
+        () => c.cancelTask({ id, metadata: { why: "test" } }),
+        t,
+      );
+      await roundTrip(
+        f,
+        `sub ${t} ${id}`,
+        "subscribeToTask",
+        SubscribeToTaskRequestSchema,
+        { id },
+        () => drain(c.subscribeToTask({ id })),
+        t,
+      );
     });
     it.each(ids)("push config CRUD with ids %j", async (id) => {
       const c = client();
       const cfg = { taskId: id, id, url: "https://cb.example/hook?x=1", token: "tok" };
-      await roundTrip(f, `pcreate ${t} ${id}`, "createTaskPushNotificationConfig", TaskPushNotificationConfigSchema, cfg, () => c.createTaskPushNotificationConfig(cfg), t);
-      await roundTrip(f, `pget ${t} ${id}`, "getTaskPushNotificationConfig", GetTaskPushNotificationConfigRequestSchema, { taskId: id, id }, () => c.getTaskPushNotificationConfig({ taskId: id, id }), t);
-      await roundTrip(f, `plist ${t} ${id}`, "listTaskPushNotificationConfigs", ListTaskPushNotificationConfigsRequestSchema, { taskId: id, pageSize: 2, pageToken: "p q" }, () => c.listTaskPushNotificationConfigs({ taskId: id, pageSize: 2, pageToken: "p q" }), t);
-      await roundTrip(f, `pdel ${t} ${id}`, "deleteTaskPushNotificationConfig", DeleteTaskPushNotificationConfigRequestSchema, { taskId: id, id }, () => c.deleteTaskPushNotificationConfig({ taskId: id, id }), t);
+      await roundTrip(
+        f,
+        `pcreate ${t} ${id}`,
+        "createTaskPushNotificationConfig",
+        TaskPushNotificationConfigSchema,
+        cfg,
+        () => c.createTaskPushNotificationConfig(cfg),
+        t,
+      );
+      await roundTrip(
+        f,
+        `pget ${t} ${id}`,
+        "getTaskPushNotificationConfig",
+        GetTaskPushNotificationConfigRequestSchema,
+        { taskId: id, id },
+        () => c.getTaskPushNotificationConfig({ taskId: id, id }),
+        t,
+      );
+      await roundTrip(
+        f,
+        `plist ${t} ${id}`,
+        "listTaskPushNotificationConfigs",
+        ListTaskPushNotificationConfigsRequestSchema,
+        { taskId: id, pageSize: 2, pageToken: "p q" },
+        () => c.listTaskPushNotificationConfigs({ taskId: id, pageSize: 2, pageToken: "p q" }),
+        t,
+      );
+      await roundTrip(
+        f,
+        `pdel ${t} ${id}`,
+        "deleteTaskPushNotificationConfig",
+        DeleteTaskPushNotificationConfigRequestSchema,
+        { taskId: id, id },
+        () => c.deleteTaskPushNotificationConfig({ taskId: id, id }),
+        t,
+      );
     });
     it("listTasks with every query field", async () => {
       const init = {
@@ -249,10 +311,20 @@ describe.each(frameworks)("round trip on %s", (f) => {
       await roundTrip(f, `list0 ${t}`, "listTasks", ListTasksRequestSchema, {}, () => client().listTasks({}), t);
     });
     it("getExtendedAgentCard", async () => {
-      await roundTrip(f, `card ${t}`, "getExtendedAgentCard", GetExtendedAgentCardRequestSchema, {}, () => client().getExtendedAgentCard({}), t);
+      await roundTrip(
+        f,
+        `card ${t}`,
+        "getExtendedAgentCard",
+        GetExtendedAgentCardRequestSchema,
+        {},
+        () => client().getExtendedAgentCard({}),
+        t,
+      );
     });
     it("an A2A error keeps its code, status and reason", async () => {
-      const err = (await client().getTask({ id: "missing" }).catch((e: unknown) => e)) as RpcError;
+      const err = (await client()
+        .getTask({ id: "missing" })
+        .catch((e: unknown) => e)) as RpcError;
       expect(err).toBeInstanceOf(RpcError);
       expect(err.code).toBe(Code.NOT_FOUND);
       expect(err.httpStatus).toBe(404);
@@ -267,14 +339,32 @@ describe.each(frameworks)("round trip on %s", (f) => {
 
     it.each(names)("getBook, deleteBook, checkoutBook, moveBook with name %j", async (name) => {
       const c = client();
-      await roundTrip(f, `lget ${name}`, "getBook", GetBookRequestSchema, { name, readMask: { paths: ["title", "author"] } }, () => c.getBook({ name, readMask: { paths: ["title", "author"] } }));
-      await roundTrip(f, `ldel ${name}`, "deleteBook", DeleteBookRequestSchema, { name, force: true }, () => c.deleteBook({ name, force: true }));
-      await roundTrip(f, `lco ${name}`, "checkoutBook", CheckoutBookRequestSchema, { name, reader: "r&d" }, () => c.checkoutBook({ name, reader: "r&d" }));
-      await roundTrip(f, `lmove ${name}`, "moveBook", MoveBookRequestSchema, { name, destinationShelf: "s 2" }, () => c.moveBook({ name, destinationShelf: "s 2" }));
+      await roundTrip(f, `lget ${name}`, "getBook", GetBookRequestSchema, { name, readMask: { paths: ["title", "author"] } }, () =>
+        c.getBook({ name, readMask: { paths: ["title", "author"] } }),
+      );
+      await roundTrip(f, `ldel ${name}`, "deleteBook", DeleteBookRequestSchema, { name, force: true }, () =>
+        c.deleteBook({ name, force: true }),
+      );
+      await roundTrip(f, `lco ${name}`, "checkoutBook", CheckoutBookRequestSchema, { name, reader: "r&d" }, () =>
+        c.checkoutBook({ name, reader: "r&d" }),
+      );
+      await roundTrip(f, `lmove ${name}`, "moveBook", MoveBookRequestSchema, { name, destinationShelf: "s 2" }, () =>
+        c.moveBook({ name, destinationShelf: "s 2" }),
+      );
     });
     it("createBook and updateBook (body field, nested path field)", async () => {
       const c = client();
-      const create1 = { parent: "shelves/ü", bookId: "b 1", book: { title: "T", pages: 12n, genre: Genre.SCIENCE, tags: ["x", "y"], published: timestampFromDate(new Date("2001-02-03T04:05:06Z")) } };
+      const create1 = {
+        parent: "shelves/ü",
+        bookId: "b 1",
+        book: {
+          title: "T",
+          pages: 12n,
+          genre: Genre.SCIENCE,
+          tags: ["x", "y"],
+          published: timestampFromDate(new Date("2001-02-03T04:05:06Z")),
+        },
+      };
       await roundTrip(f, "lcreate", "createBook", CreateBookRequestSchema, create1, () => c.createBook(create1));
       const update = { book: { name: "shelves/s1/books/b:1", title: "New", author: "A" }, updateMask: { paths: ["title", "author"] } };
       await roundTrip(f, "lupdate", "updateBook", UpdateBookRequestSchema, update, () => c.updateBook(update));
@@ -310,7 +400,9 @@ describe.each(frameworks)("round trip on %s", (f) => {
     });
     it("renameShelf (scalar body) and getShelfTitle (response_body)", async () => {
       const c = client();
-      await roundTrip(f, "lrename", "renameShelf", RenameShelfRequestSchema, { shelf: "s/1", title: 'New "title" ü' }, () => c.renameShelf({ shelf: "s/1", title: 'New "title" ü' }));
+      await roundTrip(f, "lrename", "renameShelf", RenameShelfRequestSchema, { shelf: "s/1", title: 'New "title" ü' }, () =>
+        c.renameShelf({ shelf: "s/1", title: 'New "title" ü' }),
+      );
       await roundTrip(f, "ltitle", "getShelfTitle", GetShelfRequestSchema, { shelf: "s/1" }, () => c.getShelfTitle({ shelf: "s/1" }));
       expect(results.get("ltitle")!.get(f)).toMatchObject({ shelf: "", title: "Title of s/1" });
     });
@@ -322,7 +414,9 @@ describe.each(frameworks)("round trip on %s", (f) => {
       await roundTrip(f, `lfile ${init.path} ${init.shelf}`, "getFile", GetFileRequestSchema, init, () => client().getFile(init));
     });
     it("watchShelf", async () => {
-      await roundTrip(f, "lwatch", "watchShelf", WatchShelfRequestSchema, { shelf: "s:1", maxEvents: 3 }, () => drain(client().watchShelf({ shelf: "s:1", maxEvents: 3 })));
+      await roundTrip(f, "lwatch", "watchShelf", WatchShelfRequestSchema, { shelf: "s:1", maxEvents: 3 }, () =>
+        drain(client().watchShelf({ shelf: "s:1", maxEvents: 3 })),
+      );
       expect(results.get("lwatch")!.get(f)).toHaveLength(3);
     });
   });

@@ -24,11 +24,7 @@ export interface Served {
 }
 
 /** Mounts both generated services on one app of `framework`, at /a2a and /lib, on 127.0.0.1. */
-export async function serve(
-  framework: Framework,
-  a2a: A2AServiceHandlers,
-  library: LibraryServiceHandlers,
-): Promise<Served> {
+export async function serve(framework: Framework, a2a: A2AServiceHandlers, library: LibraryServiceHandlers): Promise<Served> {
   let server: Server;
   let closeApp: (() => Promise<void>) | undefined;
   if (framework === "express") {

@@ -40,7 +40,10 @@ async function collect<T>(it: AsyncIterable<T>): Promise<{ items: T[]; error?: R
 
 const a2a = () => createA2AServiceClient({ baseUrl: server.url });
 const ids = (items: { payload: { case?: string | undefined; value?: unknown } }[]) =>
-  items.map((m) => `${m.payload.case}:${(m.payload.value as { id?: string; taskId?: string }).id ?? (m.payload.value as { taskId?: string }).taskId}`);
+  items.map(
+    (m) =>
+      `${m.payload.case}:${(m.payload.value as { id?: string; taskId?: string }).id ?? (m.payload.value as { taskId?: string }).taskId}`,
+  );
 
 describe("SSE framing", () => {
   it("LF framing, one message per data:", async () => {
@@ -51,7 +54,11 @@ describe("SSE framing", () => {
   });
 
   it("CRLF framing (sse-starlette)", async () => {
-    server.respond = sse(['data: {"task":{"id":"t1"}}\r\n\r\n', ': ping - 2026-01-01 00:00:00\r\n\r\n', 'data: {"task":{"id":"t2"}}\r\n\r\n']);
+    server.respond = sse([
+      'data: {"task":{"id":"t1"}}\r\n\r\n',
+      ": ping - 2026-01-01 00:00:00\r\n\r\n",
+      'data: {"task":{"id":"t2"}}\r\n\r\n',
+    ]);
     const { items, error } = await collect(a2a().sendStreamingMessage({ message }));
     expect(error).toBeUndefined();
     expect(ids(items)).toEqual(["task:t1", "task:t2"]);
@@ -94,7 +101,9 @@ describe("SSE framing", () => {
   });
 
   it("ignores unknown fields and accepts nanosecond timestamps", async () => {
-    server.respond = sse(['data: {"statusUpdate":{"taskId":"t1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-01-01T00:00:00.123456789Z"},"x":1},"y":2}\n\n']);
+    server.respond = sse([
+      'data: {"statusUpdate":{"taskId":"t1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-01-01T00:00:00.123456789Z"},"x":1},"y":2}\n\n',
+    ]);
     const { items, error } = await collect(a2a().sendStreamingMessage({ message }));
     expect(error).toBeUndefined();
     expect(ids(items)).toEqual(["statusUpdate:t1"]);
@@ -113,7 +122,14 @@ const statusBody = {
     code: 404,
     status: "NOT_FOUND",
     message: "Task not found: t1",
-    details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t1" } }],
+    details: [
+      {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: "TASK_NOT_FOUND",
+        domain: "a2a-protocol.org",
+        metadata: { taskId: "t1" },
+      },
+    ],
   },
 };
 
@@ -136,7 +152,11 @@ describe("SSE errors", () => {
   });
 
   it("a data: whose JSON has a top-level error (Go, Java)", async () => {
-    server.respond = sse(['data: {"task":{"id":"t1"}}\n\n', `id: 2\ndata: ${JSON.stringify(statusBody)}\n\n`, 'data: {"task":{"id":"never"}}\n\n']);
+    server.respond = sse([
+      'data: {"task":{"id":"t1"}}\n\n',
+      `id: 2\ndata: ${JSON.stringify(statusBody)}\n\n`,
+      'data: {"task":{"id":"never"}}\n\n',
+    ]);
     const { items, error } = await collect(a2a().subscribeToTask({ id: "t1" }));
     expect(ids(items)).toEqual(["task:t1"]);
     expect(error?.code).toBe(Code.NOT_FOUND);
@@ -160,7 +180,16 @@ describe("SSE errors", () => {
   it("an HTTP error before the stream starts", async () => {
     server.respond = (_r, res) => {
       res.writeHead(400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: 400, status: "FAILED_PRECONDITION", message: "terminal", details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "UNSUPPORTED_OPERATION", domain: "a2a-protocol.org" }] } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            code: 400,
+            status: "FAILED_PRECONDITION",
+            message: "terminal",
+            details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "UNSUPPORTED_OPERATION", domain: "a2a-protocol.org" }],
+          },
+        }),
+      );
     };
     const { error } = await collect(a2a().subscribeToTask({ id: "t1" }));
     expect(error?.code).toBe(Code.FAILED_PRECONDITION);

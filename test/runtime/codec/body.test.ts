@@ -16,10 +16,15 @@ import {
 import { type CancelTaskRequest, type SendMessageRequest, type TaskPushNotificationConfig, Role } from "../../../gen/a2a_pb.js";
 import { a2a, invalid, json, lib, violations } from "./helpers.js";
 
-const decode = (rpc: string, variables: Record<string, string>, query: string, body: unknown, binding: "primary" | "additional" = "primary") =>
-  decodeRequest(lib(rpc, binding), { variables, query, body });
+const decode = (
+  rpc: string,
+  variables: Record<string, string>,
+  query: string,
+  body: unknown,
+  binding: "primary" | "additional" = "primary",
+) => decodeRequest(lib(rpc, binding), { variables, query, body });
 
-describe("body \"*\"", () => {
+describe('body "*"', () => {
   const move = (body: unknown, query = "") => decode("moveBook", { name: "shelves/1/books/2" }, query, body) as MoveBookRequest;
 
   it("the JSON body is the request; path variables on top", () => {
@@ -86,7 +91,9 @@ describe("body \"*\"", () => {
 
   it("errors that involve two keys still name a field", () => {
     // a oneof set twice
-    const e = invalid(() => decodeRequest(a2a("sendMessage"), { variables: {}, query: "", body: { message: { parts: [{ text: "a", url: "b" }] } } }));
+    const e = invalid(() =>
+      decodeRequest(a2a("sendMessage"), { variables: {}, query: "", body: { message: { parts: [{ text: "a", url: "b" }] } } }),
+    );
     expect(e.message).toMatch(/oneof/);
     // one field by both of its names
     const e2 = invalid(() => move({ destinationShelf: "a", destination_shelf: "b" }));
@@ -97,7 +104,9 @@ describe("body \"*\"", () => {
     const send = (body: unknown) => decodeRequest(a2a("sendMessage"), { variables: {}, query: "", body }) as SendMessageRequest;
     for (const body of [{ message: { role: "ROLE_NOPE" } }, { message: { role: "ROLE_NOPE" }, extra: 1 }]) {
       const e = invalid(() => send(body));
-      expect(e.message).toBe('invalid enum value "ROLE_NOPE" for field "message.role": lf.a2a.v1.Role takes ROLE_UNSPECIFIED, ROLE_USER, ROLE_AGENT');
+      expect(e.message).toBe(
+        'invalid enum value "ROLE_NOPE" for field "message.role": lf.a2a.v1.Role takes ROLE_UNSPECIFIED, ROLE_USER, ROLE_AGENT',
+      );
       expect(violations(e)).toEqual(["message.role"]);
     }
     // under a body: "field" binding, with an unknown field beside it
@@ -126,14 +135,14 @@ describe("body \"*\"", () => {
     expect(m.url).toBe("https://x");
   });
 
-  it("additional binding with body \"*\" (WatchShelf POST)", () => {
+  it('additional binding with body "*" (WatchShelf POST)', () => {
     const m = decode("watchShelf", { shelf: "s1" }, "maxEvents=9", { maxEvents: 3, shelf: "no" }, "additional") as WatchShelfRequest;
     expect(m.shelf).toBe("s1");
     expect(m.maxEvents).toBe(3);
   });
 });
 
-describe("body \"field\"", () => {
+describe('body "field"', () => {
   it("a message field: the JSON is that field; the rest comes from the query", () => {
     const m = decode("createBook", { parent: "shelves/1" }, "bookId=b1&book.title=ignored&parent=x", {
       title: "T",
@@ -157,7 +166,10 @@ describe("body \"field\"", () => {
   });
 
   it("a nested path variable inside the body field wins (UpdateBook book.name)", () => {
-    const m = decode("updateBook", { "book.name": "shelves/1/books/2" }, "updateMask=title", { name: "other", title: "New" }) as UpdateBookRequest;
+    const m = decode("updateBook", { "book.name": "shelves/1/books/2" }, "updateMask=title", {
+      name: "other",
+      title: "New",
+    }) as UpdateBookRequest;
     expect(json(UpdateBookRequestSchema, m)).toEqual({ book: { name: "shelves/1/books/2", title: "New" }, updateMask: "title" });
   });
 
@@ -206,13 +218,22 @@ describe("path variables", () => {
       },
     };
     const vars = { page_size: "7", include_drafts: "true", "filter.genre": "GENRE_SCIENCE", "filter.pages.min": "-5" };
-    const m = decodeRequest(route, { variables: vars, query: "filter.author=a&filter.genre=1", body: undefined }) as import("../../../gen/acme/library/v1/library_pb.js").ListBooksRequest;
+    const m = decodeRequest(route, {
+      variables: vars,
+      query: "filter.author=a&filter.genre=1",
+      body: undefined,
+    }) as import("../../../gen/acme/library/v1/library_pb.js").ListBooksRequest;
     expect(m.pageSize).toBe(7);
     expect(m.includeDrafts).toBe(true);
     expect(m.filter?.genre).toBe(Genre.SCIENCE);
     expect(m.filter?.author).toBe("a");
     expect(m.filter?.pages?.min).toBe(-5n);
-    for (const [k, v] of [["page_size", "x"], ["include_drafts", "yes"], ["filter.genre", "NOPE"], ["filter.pages.min", "1.5"]] as const) {
+    for (const [k, v] of [
+      ["page_size", "x"],
+      ["include_drafts", "yes"],
+      ["filter.genre", "NOPE"],
+      ["filter.pages.min", "1.5"],
+    ] as const) {
       const e = invalid(() => decodeRequest(route, { variables: { ...vars, [k]: v }, query: "", body: undefined }));
       expect(violations(e)).toEqual([k]);
       expect(e.message).toContain(`path variable "${k}"`);
@@ -230,7 +251,7 @@ describe("parseJsonBody", () => {
   });
 
   it("invalid JSON is INVALID_ARGUMENT", () => {
-    for (const t of ["{", "{'a':1}", "nul", "{\"a\":1,}", "\u0000"]) {
+    for (const t of ["{", "{'a':1}", "nul", '{"a":1,}', "\u0000"]) {
       const e = invalid(() => parseJsonBody(t));
       expect(e.message).toMatch(/not valid JSON/);
     }
@@ -266,7 +287,9 @@ describe("prototype pollution", () => {
   });
 
   it("decodeRequest on a hand-made body with __proto__ keys does not pollute", () => {
-    const body = JSON.parse('{"__proto__":{"polluted":"yes"},"metadata":{"constructor":{"x":1}},"message":{"messageId":"m","__proto__":{"role":"ROLE_AGENT"}}}');
+    const body = JSON.parse(
+      '{"__proto__":{"polluted":"yes"},"metadata":{"constructor":{"x":1}},"message":{"messageId":"m","__proto__":{"role":"ROLE_AGENT"}}}',
+    );
     const m = decodeRequest(a2a("sendMessage"), { variables: {}, query: "", body }) as SendMessageRequest;
     expect(m.message?.role).toBe(Role.UNSPECIFIED);
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();

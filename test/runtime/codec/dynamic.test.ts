@@ -52,12 +52,14 @@ const file = create(FileDescriptorProtoSchema, {
     },
   ],
 });
-const registry = createFileRegistry(file, (name) =>
-  ({
-    "google/protobuf/timestamp.proto": file_google_protobuf_timestamp,
-    "google/protobuf/wrappers.proto": file_google_protobuf_wrappers,
-    "google/protobuf/struct.proto": file_google_protobuf_struct,
-  })[name],
+const registry = createFileRegistry(
+  file,
+  (name) =>
+    ({
+      "google/protobuf/timestamp.proto": file_google_protobuf_timestamp,
+      "google/protobuf/wrappers.proto": file_google_protobuf_wrappers,
+      "google/protobuf/struct.proto": file_google_protobuf_struct,
+    })[name],
 );
 const Req = registry.getMessage("dyn.Req") as DescMessage;
 
@@ -66,7 +68,12 @@ const route = (body: string, variables: { fieldPath: string[] }[] = []): RouteBi
   descriptor: undefined as never,
   method: "GET",
   template: "/x",
-  path: { template: "/x", segments: [], verb: "", variables: variables.map((v, i) => ({ ...v, start: i, end: i + 1, multiSegment: false })) } as never,
+  path: {
+    template: "/x",
+    segments: [],
+    verb: "",
+    variables: variables.map((v, i) => ({ ...v, start: i, end: i + 1, multiSegment: false })),
+  } as never,
   body,
   responseBody: "",
   streaming: "unary",
@@ -76,7 +83,8 @@ const route = (body: string, variables: { fieldPath: string[] }[] = []): RouteBi
 });
 
 const get = route("");
-const q = (query: string, opts?: { commaLists?: boolean }) => toJson(Req, decodeRequest(get, { variables: {}, query, body: undefined }, opts));
+const q = (query: string, opts?: { commaLists?: boolean }) =>
+  toJson(Req, decodeRequest(get, { variables: {}, query, body: undefined }, opts));
 
 describe("query on field kinds outside the project's protos", () => {
   it("repeated Timestamp and repeated wrappers", () => {
@@ -123,7 +131,7 @@ describe("query on field kinds outside the project's protos", () => {
     expect(toJson(Req, m)).toEqual({ inner: { a: "v" } });
   });
 
-  it("body \"*\" with a Struct and a map", () => {
+  it('body "*" with a Struct and a map', () => {
     const r = route("*");
     const m = decodeRequest(r, { variables: {}, query: "", body: { attrs: { k: [true] }, labels: { a: "b" } } });
     expect(toJson(Req, m)).toEqual({ attrs: { k: [true] }, labels: { a: "b" } });

@@ -68,7 +68,9 @@ describe("query: every type of ListBooksRequest", () => {
   });
 
   it("accepts proto names, and proto and JSON names mixed in one dotted path", () => {
-    const m = list("page_size=5&page_token=t&include_drafts=true&filter.pages.min=1&filter.pages.max=2&max_age=3s&title_prefix=x&read_mask=book_id");
+    const m = list(
+      "page_size=5&page_token=t&include_drafts=true&filter.pages.min=1&filter.pages.max=2&max_age=3s&title_prefix=x&read_mask=book_id",
+    );
     expect(m.pageSize).toBe(5);
     expect(m.pageToken).toBe("t");
     expect(m.includeDrafts).toBe(true);
@@ -153,7 +155,9 @@ describe("query: every type of ListBooksRequest", () => {
   });
 
   it("ignores unknown parameters, empty pairs, and non-leaf or non-query fields", () => {
-    const m = list("&&nope=1&filter=x&filter.nope=3&filter.pages=3&books.title=x&__proto__=1&constructor=2&toString=3&hasOwnProperty=4&A2A-Version=1.0&pageSize=2&");
+    const m = list(
+      "&&nope=1&filter=x&filter.nope=3&filter.pages=3&books.title=x&__proto__=1&constructor=2&toString=3&hasOwnProperty=4&A2A-Version=1.0&pageSize=2&",
+    );
     expect(json(ListBooksRequestSchema, m)).toEqual({ parent: "shelves/1", pageSize: 2 });
   });
 
@@ -231,7 +235,15 @@ describe("query: bad input is INVALID_ARGUMENT naming the parameter", () => {
   }
 
   it("a singular field given twice", () => {
-    for (const q of ["pageSize=1&pageSize=1", "pageSize=1&page_size=2", "filter.author=a&filter.author=b", "filter.pages.min=1&filter.pages.min=1", "minPages=1&min_pages=1", "publishedAfter=2024-01-01T00:00:00Z&publishedAfter=2024-01-01T00:00:00Z", "readMask=a&readMask=b"]) {
+    for (const q of [
+      "pageSize=1&pageSize=1",
+      "pageSize=1&page_size=2",
+      "filter.author=a&filter.author=b",
+      "filter.pages.min=1&filter.pages.min=1",
+      "minPages=1&min_pages=1",
+      "publishedAfter=2024-01-01T00:00:00Z&publishedAfter=2024-01-01T00:00:00Z",
+      "readMask=a&readMask=b",
+    ]) {
       const e = invalid(() => list(q));
       expect(e.message).toMatch(/more than once/);
     }
@@ -297,14 +309,24 @@ describe("query: A2A ListTasks and GetTask", () => {
 
   it("a query tenant stays in the request without a path tenant; the path tenant wins over it", () => {
     expect(decode("tenant=t1").tenant).toBe("t1");
-    const withTenant = decodeRequest(a2a("listTasks", "additional"), { variables: { tenant: "p" }, query: "tenant=q", body: undefined }) as ListTasksRequest;
+    const withTenant = decodeRequest(a2a("listTasks", "additional"), {
+      variables: { tenant: "p" },
+      query: "tenant=q",
+      body: undefined,
+    }) as ListTasksRequest;
     expect(withTenant.tenant).toBe("p");
   });
 
   it("GetTask: id from the path, historyLength from the query", () => {
-    const m = decodeRequest(a2a("getTask"), { variables: { id: "t/1 x" }, query: "historyLength=2&id=other", body: undefined }) as GetTaskRequest;
+    const m = decodeRequest(a2a("getTask"), {
+      variables: { id: "t/1 x" },
+      query: "historyLength=2&id=other",
+      body: undefined,
+    }) as GetTaskRequest;
     expect(m.id).toBe("t/1 x");
     expect(m.historyLength).toBe(2);
-    expect(violations(invalid(() => decodeRequest(a2a("getTask"), { variables: { id: "x" }, query: "historyLength=2abc", body: undefined })))).toEqual(["historyLength"]);
+    expect(
+      violations(invalid(() => decodeRequest(a2a("getTask"), { variables: { id: "x" }, query: "historyLength=2abc", body: undefined }))),
+    ).toEqual(["historyLength"]);
   });
 });

@@ -78,7 +78,9 @@ describe("checkRequired on A2A SendMessageRequest", () => {
   it("other A2A requests", () => {
     expect(violations(invalid(() => checkRequired(GetTaskRequestSchema, create(GetTaskRequestSchema))))).toEqual(["id"]);
     expect(() => checkRequired(GetTaskRequestSchema, create(GetTaskRequestSchema, { id: "t" }))).not.toThrow();
-    expect(violations(invalid(() => checkRequired(TaskPushNotificationConfigSchema, create(TaskPushNotificationConfigSchema))))).toEqual(["url"]);
+    expect(violations(invalid(() => checkRequired(TaskPushNotificationConfigSchema, create(TaskPushNotificationConfigSchema))))).toEqual([
+      "url",
+    ]);
     expect(() => checkRequired(ListTasksRequestSchema, create(ListTasksRequestSchema))).not.toThrow();
   });
 
@@ -99,7 +101,9 @@ describe("checkRequired on A2A SendMessageRequest", () => {
 describe("checkRequired on library requests", () => {
   it("GetBook name, CreateBook book, MoveBook destinationShelf", () => {
     expect(violations(invalid(() => checkRequired(GetBookRequestSchema, create(GetBookRequestSchema))))).toEqual(["name"]);
-    expect(violations(invalid(() => checkRequired(CreateBookRequestSchema, create(CreateBookRequestSchema, { parent: "p" }))))).toEqual(["book"]);
+    expect(violations(invalid(() => checkRequired(CreateBookRequestSchema, create(CreateBookRequestSchema, { parent: "p" }))))).toEqual([
+      "book",
+    ]);
     expect(() => checkRequired(CreateBookRequestSchema, create(CreateBookRequestSchema, { book: {} }))).not.toThrow();
     const move = decodeRequest(lib("moveBook"), { variables: { name: "shelves/1/books/2" }, query: "", body: {} });
     expect(violations(invalid(() => checkRequired(MoveBookRequestSchema, move)))).toEqual(["destinationShelf"]);

@@ -26,7 +26,9 @@ describe("encodeResponse", () => {
     expect(encodeResponse(books, resp)).toEqual([{ title: "A" }]);
     expect(encodeResponse(books, create(ListBooksResponseSchema))).toEqual([]);
     const task = { ...a2a("getTask"), responseBody: "status" };
-    expect(encodeResponse(task, create(TaskSchema, { id: "t", status: { state: TaskState.WORKING } }))).toEqual({ state: "TASK_STATE_WORKING" });
+    expect(encodeResponse(task, create(TaskSchema, { id: "t", status: { state: TaskState.WORKING } }))).toEqual({
+      state: "TASK_STATE_WORKING",
+    });
     expect(encodeResponse(task, create(TaskSchema, { id: "t" }))).toEqual({});
   });
 

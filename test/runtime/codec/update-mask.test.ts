@@ -19,7 +19,12 @@ const required = () => {
   return o;
 };
 const str = (name: string, number: number, jsonName: string, req = false) => ({
-  name, number, type: T.STRING, label: L.OPTIONAL, jsonName, ...(req ? { options: required() } : {}),
+  name,
+  number,
+  type: T.STRING,
+  label: L.OPTIONAL,
+  jsonName,
+  ...(req ? { options: required() } : {}),
 });
 const file = create(FileDescriptorProtoSchema, {
   name: "upd.proto",
@@ -40,7 +45,14 @@ const file = create(FileDescriptorProtoSchema, {
       name: "UpdateBookRequest",
       field: [
         { name: "book", number: 1, type: T.MESSAGE, typeName: ".upd.Book", label: L.OPTIONAL, jsonName: "book", options: required() },
-        { name: "update_mask", number: 2, type: T.MESSAGE, typeName: ".google.protobuf.FieldMask", label: L.OPTIONAL, jsonName: "updateMask" },
+        {
+          name: "update_mask",
+          number: 2,
+          type: T.MESSAGE,
+          typeName: ".google.protobuf.FieldMask",
+          label: L.OPTIONAL,
+          jsonName: "updateMask",
+        },
       ],
     },
   ],

@@ -23,8 +23,10 @@ function smallestCap(check: (max: number) => void): number {
 }
 
 const nulls = (n: number) => Array.from({ length: n }, () => ({ kind: { case: "nullValue" as const, value: 0 as const } }));
-const request = (message: MessageInitShape<typeof MessageSchema>, configuration?: MessageInitShape<typeof SendMessageConfigurationSchema>) =>
-  create(SendMessageRequestSchema, { message, ...(configuration && { configuration }) });
+const request = (
+  message: MessageInitShape<typeof MessageSchema>,
+  configuration?: MessageInitShape<typeof SendMessageConfigurationSchema>,
+) => create(SendMessageRequestSchema, { message, ...(configuration && { configuration }) });
 
 describe("checkWire counts as checkMessage does", () => {
   test.each([
@@ -36,7 +38,27 @@ describe("checkWire counts as checkMessage does", () => {
           messageId: "m",
           role: Role.USER,
           parts: [
-            { content: { case: "data", value: { kind: { case: "structValue", value: { fields: { a: { kind: { case: "numberValue", value: 1 } }, b: { kind: { case: "listValue", value: { values: [{ kind: { case: "nullValue", value: 0 } }, { kind: { case: "stringValue", value: "x" } }] } } } } } } } } },
+            {
+              content: {
+                case: "data",
+                value: {
+                  kind: {
+                    case: "structValue",
+                    value: {
+                      fields: {
+                        a: { kind: { case: "numberValue", value: 1 } },
+                        b: {
+                          kind: {
+                            case: "listValue",
+                            value: { values: [{ kind: { case: "nullValue", value: 0 } }, { kind: { case: "stringValue", value: "x" } }] },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
             { content: { case: "text", value: "t" } },
           ],
           extensions: ["a", "b"],
@@ -45,7 +67,14 @@ describe("checkWire counts as checkMessage does", () => {
         { acceptedOutputModes: ["text/plain", "x"] },
       ),
     ],
-    ["300 null Values", request({ messageId: "m", role: Role.USER, parts: [{ content: { case: "data", value: { kind: { case: "listValue", value: { values: nulls(300) } } } } }] })],
+    [
+      "300 null Values",
+      request({
+        messageId: "m",
+        role: Role.USER,
+        parts: [{ content: { case: "data", value: { kind: { case: "listValue", value: { values: nulls(300) } } } } }],
+      }),
+    ],
   ])("%s", (_, message) => {
     const bytes = toBinary(SendMessageRequestSchema, message);
     const decoded = smallestCap((max) => checkMessage(SendMessageRequestSchema, message, max));
@@ -64,6 +93,8 @@ describe("checkWire counts as checkMessage does", () => {
     let value: object = { kind: { case: "nullValue", value: 0 } };
     for (let i = 0; i < 60; i++) value = { kind: { case: "listValue", value: { values: [value] } } };
     const deep = request({ messageId: "m", role: Role.USER, parts: [{ content: { case: "data", value: value as never } }] });
-    expect(() => checkWire(SendMessageRequestSchema, toBinary(SendMessageRequestSchema, deep))).toThrow(expect.objectContaining({ code: 3 }));
+    expect(() => checkWire(SendMessageRequestSchema, toBinary(SendMessageRequestSchema, deep))).toThrow(
+      expect.objectContaining({ code: 3 }),
+    );
   });
 });

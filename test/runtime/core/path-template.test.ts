@@ -83,7 +83,10 @@ const accepted: [string, string][] = [
   ["/{a=**}/{b}", "/{a=**}/{b=*}"],
   ["/a/{b=**/*}", "/a/{b=**/*}"],
   ["/{a=c/**/d}/{e}:v", "/{a=c/**/d}/{e=*}:v"],
-  ["/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id}", "/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id=*}"],
+  [
+    "/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id}",
+    "/v1/{parent=projects/*/databases/*/documents/*/**}/{collection_id=*}",
+  ],
   ["/v1test2/{name=**/botSessions/*}", "/v1test2/{name=**/botSessions/*}"],
   ["/a:do-it", "/a:do-it"],
   ["/a:x%20y", "/a:x%20y"],
@@ -274,19 +277,12 @@ describe("the parsed structure", () => {
   });
 
   test("** makes a variable multi-segment even alone", () => {
-    expect(parsePathTemplate("/files/{path=**}").variables).toEqual([
-      { fieldPath: ["path"], start: 1, end: 2, multiSegment: true },
-    ]);
+    expect(parsePathTemplate("/files/{path=**}").variables).toEqual([{ fieldPath: ["path"], start: 1, end: 2, multiSegment: true }]);
   });
 
   test("v0.3's typo template binds parent over three segments, the middle one a *", () => {
     const t = parsePathTemplate("/v1/{parent=task/*/pushNotificationConfigs}");
-    expect(t.segments.map((s) => (s.kind === "literal" ? s.value : s.kind))).toEqual([
-      "v1",
-      "task",
-      "*",
-      "pushNotificationConfigs",
-    ]);
+    expect(t.segments.map((s) => (s.kind === "literal" ? s.value : s.kind))).toEqual(["v1", "task", "*", "pushNotificationConfigs"]);
     expect(t.variables).toEqual([{ fieldPath: ["parent"], start: 1, end: 4, multiSegment: true }]);
   });
 

@@ -10,11 +10,7 @@ import { Code, createRouter, parsePathTemplate, RpcError, type RouterBinding } f
 import { readServiceRoutes } from "../../../packages/plugin/src/httprule/service.js";
 import { fixtureSet } from "../../plugin/core/helpers.js";
 
-type Expect =
-  | { route: string; vars?: Record<string, string> }
-  | { allow: string[] }
-  | 404
-  | 400;
+type Expect = { route: string; vars?: Record<string, string> } | { allow: string[] } | 404 | 400;
 
 /** Routes written as "METHOD /template"; the result names the matched route the same way. */
 function router(routes: readonly string[]) {
@@ -35,9 +31,7 @@ function router(routes: readonly string[]) {
     }
     if (m === undefined) return 404;
     if ("allow" in m) return { allow: [...m.allow] };
-    return Object.keys(m.variables).length === 0
-      ? { route: routes[m.index]! }
-      : { route: routes[m.index]!, vars: { ...m.variables } };
+    return Object.keys(m.variables).length === 0 ? { route: routes[m.index]! } : { route: routes[m.index]!, vars: { ...m.variables } };
   };
 }
 
@@ -62,16 +56,7 @@ const allow = (...methods: string[]): Expect => ({ allow: methods });
 
 table(
   "precedence: literal beats *, which beats **",
-  [
-    "GET /a/b/c",
-    "GET /a/*/c",
-    "GET /a/**",
-    "GET /a/b/*",
-    "GET /*/b/c",
-    "GET /x/{v=**}/y",
-    "GET /x/*/z",
-    "GET /",
-  ],
+  ["GET /a/b/c", "GET /a/*/c", "GET /a/**", "GET /a/b/*", "GET /*/b/c", "GET /x/{v=**}/y", "GET /x/*/z", "GET /"],
   [
     ["GET", "/a/b/c", r("GET /a/b/c")],
     ["GET", "/a/q/c", r("GET /a/*/c")],
@@ -520,10 +505,7 @@ table(
 
 describe("variables", () => {
   test("nested field paths are keyed by the dotted path", () => {
-    const m = createRouter([{ method: "GET", template: "/v1/{book.shelf.id}/{book.id=books/*}" }]).match(
-      "GET",
-      "/v1/s1/books/b1",
-    );
+    const m = createRouter([{ method: "GET", template: "/v1/{book.shelf.id}/{book.id=books/*}" }]).match("GET", "/v1/s1/books/b1");
     expect(m).toEqual({ index: 0, variables: { "book.shelf.id": "s1", "book.id": "books/b1" } });
   });
 
@@ -623,19 +605,15 @@ describe("a2a.proto", () => {
     expect(router.match(b.method, fill(b.path.template, values))).toEqual({ index: i, variables: expected });
   });
 
-  test.each(bindings.map((b, i) => [`${b.method} ${b.path.template}`, i] as const))(
-    "serves %s with awkward values",
-    (_n, i) => {
-      const b = bindings[i]!;
-      const awkward: Record<string, string> = { tenant: "a/b c", id: "x:cancel/%2F", task_id: "é?#" };
-      const expected: Record<string, string> = {};
-      for (const v of b.path.variables) expected[v.fieldPath.join(".")] = awkward[v.fieldPath.join(".")]!;
-      expect(router.match(b.method, fill(b.path.template, awkward))).toEqual({ index: i, variables: expected });
-    },
-  );
+  test.each(bindings.map((b, i) => [`${b.method} ${b.path.template}`, i] as const))("serves %s with awkward values", (_n, i) => {
+    const b = bindings[i]!;
+    const awkward: Record<string, string> = { tenant: "a/b c", id: "x:cancel/%2F", task_id: "é?#" };
+    const expected: Record<string, string> = {};
+    for (const v of b.path.variables) expected[v.fieldPath.join(".")] = awkward[v.fieldPath.join(".")]!;
+    expect(router.match(b.method, fill(b.path.template, awkward))).toEqual({ index: i, variables: expected });
+  });
 
-  const index = (method: string, template: string) =>
-    bindings.findIndex((b) => b.method === method && b.path.template === template);
+  const index = (method: string, template: string) => bindings.findIndex((b) => b.method === method && b.path.template === template);
 
   test("GET /tasks/abc:cancel is a 405 that allows POST", () => {
     expect(router.match("GET", "/tasks/abc:cancel")).toEqual({ allow: ["POST"] });
@@ -848,9 +826,7 @@ describe("precedence against a brute-force reference", () => {
     maxLength: 12,
     selector: (t) => t,
   });
-  const path = fc
-    .array(fc.constantFrom("a", "b", "c"), { maxLength: 6 })
-    .map((s) => "/" + s.join("/"));
+  const path = fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 6 }).map((s) => "/" + s.join("/"));
 
   type Key = number[];
   /**

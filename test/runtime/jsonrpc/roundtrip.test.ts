@@ -26,7 +26,10 @@ const URL_ = "http://agent.test/";
 function serve(handlers: Partial<A2AServiceHandlers>, options: JsonRpcHandlerOptions = { profile: "a2a" }) {
   const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, options));
   const fetch = (input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init));
-  return { fetch: fetch as typeof globalThis.fetch, client: createA2AServiceClient({ baseUrl: URL_, transport: "jsonrpc", fetch: fetch as typeof globalThis.fetch }) };
+  return {
+    fetch: fetch as typeof globalThis.fetch,
+    client: createA2AServiceClient({ baseUrl: URL_, transport: "jsonrpc", fetch: fetch as typeof globalThis.fetch }),
+  };
 }
 
 const asRpc = (e: unknown) => {
@@ -87,12 +90,25 @@ describe("our JSON-RPC client and server", () => {
 
   it("a handler's own exception is -32603 'internal error', reported to onError, its message kept back", async () => {
     const onError = vi.fn();
-    const { client, fetch } = serve({ getTask: () => { throw new Error("secret detail"); } }, { profile: "a2a", onError });
+    const { client, fetch } = serve(
+      {
+        getTask: () => {
+          throw new Error("secret detail");
+        },
+      },
+      { profile: "a2a", onError },
+    );
     const e = asRpc(await rejection(client.getTask({ id: "x" })));
     expect(e.code).toBe(Code.INTERNAL);
     expect(e.message).toBe("internal error");
     expect(onError).toHaveBeenCalledTimes(1);
-    const raw = await (await fetch(URL_, { method: "POST", headers: { "a2a-version": "1.0", "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}' })).text();
+    const raw = await (
+      await fetch(URL_, {
+        method: "POST",
+        headers: { "a2a-version": "1.0", "content-type": "application/json" },
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}',
+      })
+    ).text();
     expect(raw).not.toContain("secret");
     expect(JSON.parse(raw).error.code).toBe(-32603);
   });
@@ -100,10 +116,23 @@ describe("our JSON-RPC client and server", () => {
   it("a context factory's UNAUTHENTICATED is an HTTP 401 with the JSON-RPC error (id null: the factory refused on the headers, before the body was read); the handler is not called", async () => {
     const getTask = vi.fn();
     const handle = fetchHandlerOf(
-      createJsonRpcHandler(A2AServiceRoutes, { getTask }, { profile: "a2a", context: () => { throw new RpcError(Code.UNAUTHENTICATED, "who are you"); } }),
+      createJsonRpcHandler(
+        A2AServiceRoutes,
+        { getTask },
+        {
+          profile: "a2a",
+          context: () => {
+            throw new RpcError(Code.UNAUTHENTICATED, "who are you");
+          },
+        },
+      ),
     );
     const fetch = ((i: RequestInfo | URL, init?: RequestInit) => handle(new Request(i, init))) as typeof globalThis.fetch;
-    const res = await fetch(URL_, { method: "POST", headers: { "a2a-version": "1.0", "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"x"}}' });
+    const res = await fetch(URL_, {
+      method: "POST",
+      headers: { "a2a-version": "1.0", "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"x"}}',
+    });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ id: null, error: { code: -32000, message: "who are you" } });
     const e = asRpc(await rejection(createA2AServiceClient({ baseUrl: URL_, transport: "jsonrpc", fetch }).getTask({ id: "x" })));
@@ -114,30 +143,56 @@ describe("our JSON-RPC client and server", () => {
 
   it("a response to another id, or one that is not JSON-RPC, is INTERNAL", async () => {
     const fake = (body: unknown) =>
-      createA2AServiceClient({ baseUrl: URL_, transport: "jsonrpc", fetch: async () => new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } }) });
+      createA2AServiceClient({
+        baseUrl: URL_,
+        transport: "jsonrpc",
+        fetch: async () => new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } }),
+      });
     expect(asRpc(await rejection(fake({ jsonrpc: "2.0", id: 99, result: {} }).getTask({ id: "x" }))).message).toContain("answers id 99");
     expect(asRpc(await rejection(fake({ id: 1, result: {} }).getTask({ id: "x" }))).code).toBe(Code.INTERNAL);
   });
 
   it("batches: refused whole past maxBatchSize, or always with 0", async () => {
     const call = (i: number) => ({ jsonrpc: "2.0", id: i, method: "GetTask", params: { id: "x" } });
-    for (const [max, size] of [[2, 3], [0, 1]] as const) {
+    for (const [max, size] of [
+      [2, 3],
+      [0, 1],
+    ] as const) {
       const { fetch } = serve({ getTask: (r) => ({ id: r.id }) }, { profile: "a2a", maxBatchSize: max });
-      const res = await fetch(URL_, { method: "POST", headers: { "a2a-version": "1.0", "content-type": "application/json" }, body: JSON.stringify(Array.from({ length: size }, (_, i) => call(i))) });
+      const res = await fetch(URL_, {
+        method: "POST",
+        headers: { "a2a-version": "1.0", "content-type": "application/json" },
+        body: JSON.stringify(Array.from({ length: size }, (_, i) => call(i))),
+      });
       expect(await res.json()).toMatchObject({ id: null, error: { code: -32600 } });
     }
   });
 
   it("a body over bodyLimit is a 413 with -32600", async () => {
     const { fetch } = serve({ getTask: (r) => ({ id: r.id }) }, { profile: "a2a", bodyLimit: 64 });
-    const res = await fetch(URL_, { method: "POST", headers: { "a2a-version": "1.0", "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x".repeat(100) } }) });
+    const res = await fetch(URL_, {
+      method: "POST",
+      headers: { "a2a-version": "1.0", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x".repeat(100) } }),
+    });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe(-32600);
   });
 
   it("without the A2A profile: no version check, and no ErrorInfo added", async () => {
-    const { fetch } = serve({ getTask: () => { throw new RpcError(Code.NOT_FOUND, "gone"); } }, {});
-    const res = await fetch(URL_, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}' });
+    const { fetch } = serve(
+      {
+        getTask: () => {
+          throw new RpcError(Code.NOT_FOUND, "gone");
+        },
+      },
+      {},
+    );
+    const res = await fetch(URL_, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}',
+    });
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "gone" } });
     const plain = await fetch(URL_, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
     expect((await plain.json()).error.code).toBe(-32600);
@@ -170,7 +225,10 @@ describe("the error mapping", () => {
 
   it("an error without a reason: by its code; a JSON-RPC error without data gets the ErrorInfo of its code", () => {
     expect(toJsonRpcError(new RpcError(Code.UNIMPLEMENTED, "no"), true).code).toBe(-32601);
-    expect(toJsonRpcError(new RpcError(Code.INVALID_ARGUMENT, "bad"), true)).toMatchObject({ code: -32602, data: [{ reason: "INVALID_PARAMS" }] });
+    expect(toJsonRpcError(new RpcError(Code.INVALID_ARGUMENT, "bad"), true)).toMatchObject({
+      code: -32602,
+      data: [{ reason: "INVALID_PARAMS" }],
+    });
     const back = fromJsonRpcError({ code: -32001, message: "Task not found", data: { taskId: "t1", when: 3 } }, 200);
     expect([back.code, back.reason, back.details[0]?.["metadata"]]).toEqual([Code.NOT_FOUND, "TASK_NOT_FOUND", { taskId: "t1" }]);
     expect(fromJsonRpcError({ code: -32601, message: "Method not found" }, 200).code).toBe(Code.UNIMPLEMENTED);

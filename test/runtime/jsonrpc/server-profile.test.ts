@@ -13,7 +13,9 @@ const handlers: Partial<A2AServiceHandlers> = {
 function post(query: string, headers: Record<string, string> = {}, options: JsonRpcHandlerOptions = { profile: "a2a" }) {
   const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, handlers, options));
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } });
-  return handle(new Request("http://agent.test/" + query, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }));
+  return handle(
+    new Request("http://agent.test/" + query, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }),
+  );
 }
 
 describe("JSON-RPC: the A2A version", () => {

@@ -68,7 +68,9 @@ describe("JSON-RPC unaryTimeoutMs", () => {
   }, 5_000);
 
   it("a unary call within it is answered as usual", async () => {
-    const res = await post({ getTask: async (req) => (await sleep(5), { id: req.id }) }, { unaryTimeoutMs: 1_000 }, "GetTask", { id: "t1" });
+    const res = await post({ getTask: async (req) => (await sleep(5), { id: req.id }) }, { unaryTimeoutMs: 1_000 }, "GetTask", {
+      id: "t1",
+    });
     expect(await res.json()).toMatchObject({ id: 7, result: { id: "t1" } });
   });
 

@@ -9,14 +9,7 @@ import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import {
-  agentCardAnswer,
-  agentCardExpress,
-  agentCardFastify,
-  agentCardFetch,
-  agentCardHono,
-  type AgentCardSource,
-} from "a2a-http";
+import { agentCardAnswer, agentCardExpress, agentCardFastify, agentCardFetch, agentCardHono, type AgentCardSource } from "a2a-http";
 import { fnv1a64, ifNoneMatchHits, parseHttpDate } from "../../../packages/runtime/src/server/agent-card.js";
 
 const utf8 = new TextEncoder();
@@ -62,7 +55,14 @@ describe("the core", () => {
     expect(parseHttpDate("Sunday, 06-Nov-94 08:49:37 GMT")).toBe(t);
     expect(parseHttpDate("Sun Nov  6 08:49:37 1994")).toBe(t);
     expect(parseHttpDate(new Date(1_700_000_000_000).toUTCString())).toBe(1_700_000_000);
-    for (const bad of ["", "1994-11-06", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "yesterday"]) {
+    for (const bad of [
+      "",
+      "1994-11-06",
+      "Sun, 06 Nov 1994 08:49:37",
+      "Sun, 06 Foo 1994 08:49:37 GMT",
+      "Sun, 06 Nov 1994 25:49:37 GMT",
+      "yesterday",
+    ]) {
       expect(parseHttpDate(bad), bad).toBeUndefined();
     }
   });
@@ -257,7 +257,12 @@ async function start(framework: Framework): Promise<Running> {
 }
 
 /** The bytes on the wire after the head of the response (node and fetch hide a body a 304 or HEAD should not have). */
-function rawBody(port: number, method: string, target: string, headers: Record<string, string> = {}): Promise<{ head: string; body: string }> {
+function rawBody(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ head: string; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];
@@ -382,12 +387,14 @@ describe.each(frameworks)("%s", (framework) => {
     expect(nm.status).toBe(304);
   });
 
-  test("DNS rebinding: another Host is a 421 Status on a loopback server (allowedHosts \"auto\"); loopback names pass", async () => {
+  test('DNS rebinding: another Host is a 421 Status on a loopback server (allowedHosts "auto"); loopback names pass', async () => {
     for (const method of ["GET", "HEAD"]) {
       const refused = await rawBody(app.port, method, path, { host: `rebind.attacker.example:${app.port}` });
       expect(refused.head, method).toMatch(/^http\/1\.1 421 /);
       if (method === "GET") {
-        expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 421, status: "INVALID_ARGUMENT", message: expect.stringContaining("allowedHosts") } });
+        expect(JSON.parse(refused.body)).toMatchObject({
+          error: { code: 421, status: "INVALID_ARGUMENT", message: expect.stringContaining("allowedHosts") },
+        });
       } else expect(refused.body).toBe("");
     }
     for (const host of [`localhost:${app.port}`, `[::1]:${app.port}`]) {
@@ -422,7 +429,10 @@ describe.each(frameworks)("allowedHosts on the card handlers (%s)", (framework) 
     const { port } = server.address() as AddressInfo;
     try {
       const out: number[] = [];
-      for (const host of hosts) out.push(Number(/^http\/1\.1 (\d+)/.exec((await rawBody(port, "GET", path, { host: host.replace("PORT", String(port)) })).head)![1]));
+      for (const host of hosts)
+        out.push(
+          Number(/^http\/1\.1 (\d+)/.exec((await rawBody(port, "GET", path, { host: host.replace("PORT", String(port)) })).head)![1]),
+        );
       return out;
     } finally {
       server.closeAllConnections();
@@ -432,12 +442,19 @@ describe.each(frameworks)("allowedHosts on the card handlers (%s)", (framework) 
 
   test('"any" serves every Host; a list only its names', async () => {
     expect(await statuses({ allowedHosts: "any" }, ["rebind.attacker.example:PORT"])).toEqual([200]);
-    expect(await statuses({ allowedHosts: ["agent.example", ".corp.example"] }, ["agent.example:PORT", "a.corp.example", "127.0.0.1:PORT", "evil.example"])).toEqual([200, 200, 421, 421]);
+    expect(
+      await statuses({ allowedHosts: ["agent.example", ".corp.example"] }, [
+        "agent.example:PORT",
+        "a.corp.example",
+        "127.0.0.1:PORT",
+        "evil.example",
+      ]),
+    ).toEqual([200, 200, 421, 421]);
   });
 });
 
 describe("allowedHosts on agentCardFetch and at start-up", () => {
-  test("without a socket, \"auto\" cannot tell a loopback server and checks nothing; a list is checked against Host", async () => {
+  test('without a socket, "auto" cannot tell a loopback server and checks nothing; a list is checked against Host', async () => {
     const rebound = new Request("http://rebind.attacker.example/.well-known/agent-card.json");
     expect(agentCardFetch(cardA)(rebound).status).toBe(200);
     const listed = agentCardFetch(cardA, { allowedHosts: ["agent.example"] });

@@ -11,15 +11,7 @@ import { connect } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
 import { createClient, createRouterTransport, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import {
-  Code,
-  RpcError,
-  createFetchHandler,
-  createJsonRpcHandler,
-  fetchHandlerOf,
-  wwwAuthenticate,
-  type ContextInput,
-} from "a2a-http";
+import { Code, RpcError, createFetchHandler, createJsonRpcHandler, fetchHandlerOf, wwwAuthenticate, type ContextInput } from "a2a-http";
 import { A2AServiceRoutes } from "../../../gen/a2a_http.js";
 import { a2aServiceConnect } from "../../../gen/a2a_http_connect.js";
 import { A2AService, AgentCardSchema, GetTaskRequestSchema } from "../../../gen/a2a_pb.js";
@@ -82,7 +74,11 @@ describe("JSON-RPC: the context factory runs on the headers, before the body is 
     const res = await handle(rpcRequest(counted.body));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(challenge);
-    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32000, message: "a bearer token is required" }) });
+    expect(await res.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: expect.objectContaining({ code: -32000, message: "a bearer token is required" }),
+    });
     expect(counted.pulls()).toBe(0);
     // The first call knows the headers only: the method and the tenant are in the body.
     expect(g.calls).toHaveLength(1);
@@ -101,9 +97,13 @@ describe("JSON-RPC: the context factory runs on the headers, before the body is 
       input.responseHeaders.set("x-second", "2");
       return { stage: input.rpc };
     };
-    const getTask = (_req: unknown, ctx: Record<string, unknown>) => (seen.push({ user: ctx["user"], stage: ctx["stage"], tenant: ctx["tenant"] }), task);
+    const getTask = (_req: unknown, ctx: Record<string, unknown>) => (
+      seen.push({ user: ctx["user"], stage: ctx["stage"], tenant: ctx["tenant"] }), task
+    );
     const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, { getTask }, { profile: "a2a", context }));
-    const res = await handle(rpcRequest(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: "t1", tenant: "acme" } })));
+    const res = await handle(
+      rpcRequest(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: "t1", tenant: "acme" } })),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("x-first")).toBe("1");
     expect(res.headers.get("x-second")).toBe("2");
@@ -139,7 +139,12 @@ describe("JSON-RPC: the context factory runs on the headers, before the body is 
       return {};
     };
     const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, stubs, { profile: "a2a", context }));
-    const body = [1, 2].map((id) => ({ jsonrpc: "2.0", id, method: "GetTask", params: { id: "t1", ...(id === 2 ? { tenant: "bob" } : {}) } }));
+    const body = [1, 2].map((id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "GetTask",
+      params: { id: "t1", ...(id === 2 ? { tenant: "bob" } : {}) },
+    }));
     const res = await handle(rpcRequest(JSON.stringify(body)));
     const answers = (await res.json()) as { id: number; error?: { code: number } }[];
     expect(calls).toEqual(["headers", "getTask:", "getTask:bob"]);
@@ -174,10 +179,20 @@ describe("JSON-RPC: the context factory runs before the params are decoded", () 
     const g = guard();
     const decoded: unknown[] = [];
     const handle = fetchHandlerOf(
-      createJsonRpcHandler(A2AServiceRoutes, { sendMessage: (req: unknown) => (decoded.push(req), { payload: { case: "task", value: { id: "t" } } }) }, { profile: "a2a", context: g.context }),
+      createJsonRpcHandler(
+        A2AServiceRoutes,
+        { sendMessage: (req: unknown) => (decoded.push(req), { payload: { case: "task", value: { id: "t" } } }) },
+        { profile: "a2a", context: g.context },
+      ),
     );
     // `message` of the wrong type: decoding would answer -32602; authentication answers first.
-    const res = await handle(new Request("http://agent.test/", { method: "POST", headers: j, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: 5 } }) }));
+    const res = await handle(
+      new Request("http://agent.test/", {
+        method: "POST",
+        headers: j,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: 5 } }),
+      }),
+    );
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(challenge);
     expect(g.calls).toHaveLength(1);
@@ -188,7 +203,11 @@ describe("JSON-RPC: the context factory runs before the params are decoded", () 
     const g = guard();
     const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, stubs, { profile: "a2a", context: g.context }));
     const res = await handle(
-      new Request("http://agent.test/", { method: "POST", headers: { ...j, authorization: "Bearer ok" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: 5 } }) }),
+      new Request("http://agent.test/", {
+        method: "POST",
+        headers: { ...j, authorization: "Bearer ok" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: 5 } }),
+      }),
     );
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('"code":-32602');
@@ -209,7 +228,13 @@ describe("the factory's response headers on its error reach the client on every 
   test("JSON-RPC: 401 with WWW-Authenticate", async () => {
     const g = guard();
     const handle = fetchHandlerOf(createJsonRpcHandler(A2AServiceRoutes, stubs, { profile: "a2a", context: g.context }));
-    const res = await handle(new Request("http://agent.test/", { method: "POST", headers: j, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } }) }));
+    const res = await handle(
+      new Request("http://agent.test/", {
+        method: "POST",
+        headers: j,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } }),
+      }),
+    );
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(challenge);
   });
@@ -219,9 +244,10 @@ describe("the factory's response headers on its error reach the client on every 
     let headers: Headers | undefined;
     const transport = createRouterTransport(a2aServiceConnect(stubs, { context: g.context }));
     const client = createClient(A2AService, transport);
-    const err = await client
-      .getTask(create(GetTaskRequestSchema, { id: "t1" }), { headers: v, onHeader: (h) => void (headers = h) })
-      .then(() => undefined, (e: unknown) => ConnectError.from(e));
+    const err = await client.getTask(create(GetTaskRequestSchema, { id: "t1" }), { headers: v, onHeader: (h) => void (headers = h) }).then(
+      () => undefined,
+      (e: unknown) => ConnectError.from(e),
+    );
     expect(err?.code).toBe(16);
     expect(headers?.get("www-authenticate") ?? err?.metadata.get("www-authenticate")).toBe(challenge);
   });
@@ -251,7 +277,9 @@ function slowPost(origin: string, path: string, chunks: number, close: boolean):
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
       resolve(m ? m[1]! : `lost after ${sent} chunks: ${error || "closed"}`);
     });
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n${close ? "Connection: close\r\n" : ""}Content-Length: ${chunks * 65536}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n${close ? "Connection: close\r\n" : ""}Content-Length: ${chunks * 65536}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(65536, 32);
     // Eight chunks a tick: faster than the answer comes, so the server answers mid-body.
     const timer = setInterval(() => {
@@ -264,7 +292,6 @@ function slowPost(origin: string, path: string, chunks: number, close: boolean):
   });
 }
 
-
 describe.each(frameworks)("an early error reaches a client still sending (%s)", (framework) => {
   const closers: (() => Promise<void>)[] = [];
   afterAll(async () => {
@@ -272,13 +299,16 @@ describe.each(frameworks)("an early error reaches a client still sending (%s)", 
   });
 
   // With Connection: close the server closes after its answer; before the fix about half of these read a reset (EPIPE).
-  test.each([false, true])("401 from the context factory, 8 senders of 3 MiB at once (Connection: close %s): every one reads its 401", async (close) => {
-    const g = guard();
-    const s = await startBoth(framework, stubs, { context: g.context });
-    closers.push(s.close);
-    const got = await Promise.all(Array.from({ length: 8 }, () => slowPost(s.origin, "/message:send", 48, close)));
-    expect(got).toEqual(Array(8).fill("401"));
-  });
+  test.each([false, true])(
+    "401 from the context factory, 8 senders of 3 MiB at once (Connection: close %s): every one reads its 401",
+    async (close) => {
+      const g = guard();
+      const s = await startBoth(framework, stubs, { context: g.context });
+      closers.push(s.close);
+      const got = await Promise.all(Array.from({ length: 8 }, () => slowPost(s.origin, "/message:send", 48, close)));
+      expect(got).toEqual(Array(8).fill("401"));
+    },
+  );
 
   test.each([false, true])("an A2A-Version not served, 8 senders (Connection: close %s): every one reads its 400", async (close) => {
     const s = await startBoth(framework, stubs, { a2aVersions: ["2.0"] });
@@ -295,7 +325,12 @@ describe.each(frameworks)("an early error reaches a client still sending (%s)", 
  * had been sent by then. Undefined when no answer came within `waitMs` (a
  * server that reads the body before answering waits for the rest for ever).
  */
-function withheldBody(origin: string, bytes: number, sendFirst: number, waitMs: number): Promise<{ status: string; body: string; ms: number; sent: number; headers: string } | undefined> {
+function withheldBody(
+  origin: string,
+  bytes: number,
+  sendFirst: number,
+  waitMs: number,
+): Promise<{ status: string; body: string; ms: number; sent: number; headers: string } | undefined> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
@@ -314,10 +349,13 @@ function withheldBody(origin: string, bytes: number, sendFirst: number, waitMs: 
       resolve({ status: text.slice(9, 12), headers: text.slice(0, end).toLowerCase(), body: text.slice(end + 4), ms, sent: sendFirst });
     });
     socket.on("error", () => {});
-    socket.write(`POST /jsonrpc HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`, () => {
-      start = performance.now();
-      if (sendFirst > 0) socket.write(Buffer.from(bigSend(sendFirst, true).slice(0, sendFirst)));
-    });
+    socket.write(
+      `POST /jsonrpc HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
+      () => {
+        start = performance.now();
+        if (sendFirst > 0) socket.write(Buffer.from(bigSend(sendFirst, true).slice(0, sendFirst)));
+      },
+    );
   });
 }
 
@@ -381,7 +419,9 @@ describe("wwwAuthenticate: the challenges of a card's security schemes", () => {
       securitySchemes: {
         bearer: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" } },
         basic: { httpAuthSecurityScheme: { scheme: "basic" } },
-        oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: "https://auth.example/token", scopes: { read: "read" } } } } },
+        oauth: {
+          oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: "https://auth.example/token", scopes: { read: "read" } } } },
+        },
         oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: "https://auth.example/.well-known/openid-configuration" } },
         key: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } },
         mtls: { mtlsSecurityScheme: {} },
@@ -393,8 +433,20 @@ describe("wwwAuthenticate: the challenges of a card's security schemes", () => {
       securitySchemes: {
         bearer: { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "JWT" } } },
         basic: { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "basic" } } },
-        oauth: { scheme: { case: "oauth2SecurityScheme", value: { flows: { flow: { case: "clientCredentials", value: { tokenUrl: "https://auth.example/token", scopes: { read: "read" } } } } } } },
-        oidc: { scheme: { case: "openIdConnectSecurityScheme", value: { openIdConnectUrl: "https://auth.example/.well-known/openid-configuration" } } },
+        oauth: {
+          scheme: {
+            case: "oauth2SecurityScheme",
+            value: {
+              flows: { flow: { case: "clientCredentials", value: { tokenUrl: "https://auth.example/token", scopes: { read: "read" } } } },
+            },
+          },
+        },
+        oidc: {
+          scheme: {
+            case: "openIdConnectSecurityScheme",
+            value: { openIdConnectUrl: "https://auth.example/.well-known/openid-configuration" },
+          },
+        },
         key: { scheme: { case: "apiKeySecurityScheme", value: { location: "header", name: "X-API-Key" } } },
         mtls: { scheme: { case: "mtlsSecurityScheme", value: {} } },
       },
@@ -410,7 +462,15 @@ describe("wwwAuthenticate: the challenges of a card's security schemes", () => {
   });
 
   test("quotes and backslashes in a realm or key name are escaped; a scheme name that is no token is left out", () => {
-    const h = wwwAuthenticate({ securitySchemes: { a: { httpAuthSecurityScheme: { scheme: "Bad Scheme" } }, k: { apiKeySecurityScheme: { location: "query", name: 'k"\\' } } } }, { realm: 'a"b' });
+    const h = wwwAuthenticate(
+      {
+        securitySchemes: {
+          a: { httpAuthSecurityScheme: { scheme: "Bad Scheme" } },
+          k: { apiKeySecurityScheme: { location: "query", name: 'k"\\' } },
+        },
+      },
+      { realm: 'a"b' },
+    );
     expect(h).toBe('ApiKey realm="a\\"b", name="k\\"\\\\", in="query"');
   });
 });

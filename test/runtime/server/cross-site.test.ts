@@ -67,10 +67,15 @@ describe.each(frameworks)("%s", (framework) => {
   describe("a body needs a JSON media type", () => {
     test("a no-cors browser fetch (a Blob body: no Content-Type, A2A-Version in the query) is refused on HTTP+JSON", async () => {
       const s = await serve();
-      const res = await fetch(s.origin + "/message:send?A2A-Version=1.0", { method: "POST", body: new Blob([JSON.stringify({ message })]) });
+      const res = await fetch(s.origin + "/message:send?A2A-Version=1.0", {
+        method: "POST",
+        body: new Blob([JSON.stringify({ message })]),
+      });
       const text = await res.text();
       expect(res.status, text).toBe(400);
-      expect(JSON.parse(text)).toMatchObject({ error: { status: "INVALID_ARGUMENT", details: [{ reason: "CONTENT_TYPE_NOT_SUPPORTED" }] } });
+      expect(JSON.parse(text)).toMatchObject({
+        error: { status: "INVALID_ARGUMENT", details: [{ reason: "CONTENT_TYPE_NOT_SUPPORTED" }] },
+      });
       expect(s.calls).toEqual([]);
     });
 
@@ -87,7 +92,11 @@ describe.each(frameworks)("%s", (framework) => {
     test("application/json and application/a2a+json still pass; a GET needs no type", async () => {
       const s = await serve();
       for (const type of ["application/json", "application/a2a+json; charset=utf-8"]) {
-        const res = await fetch(s.origin + "/message:send", { method: "POST", headers: { "a2a-version": "1.0", "content-type": type }, body: JSON.stringify({ message }) });
+        const res = await fetch(s.origin + "/message:send", {
+          method: "POST",
+          headers: { "a2a-version": "1.0", "content-type": type },
+          body: JSON.stringify({ message }),
+        });
         expect(res.status, await res.text()).toBe(200);
       }
       expect((await fetch(s.origin + "/tasks/t1", { headers: { "a2a-version": "1.0" } })).status).toBe(200);
@@ -109,7 +118,12 @@ describe.each(frameworks)("%s", (framework) => {
       }
       // No Host at all: refused (@hono/node-server refuses it itself, with 400, before the runtime sees it).
       expect([400, 421]).toContain((await withHost(s.origin, "GET /tasks HTTP/1.0", undefined)).status);
-      const rpc = await withHost(s.origin, "POST /jsonrpc HTTP/1.1", `rebind.attacker.example:${port}`, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks" }));
+      const rpc = await withHost(
+        s.origin,
+        "POST /jsonrpc HTTP/1.1",
+        `rebind.attacker.example:${port}`,
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks" }),
+      );
       expect(rpc.status).toBe(421);
       expect(s.calls).toEqual(["listTasks", "listTasks", "listTasks", "listTasks"]);
     });
@@ -157,7 +171,9 @@ describe("allowedHosts in the core", () => {
   });
 
   test("a malformed entry fails at startup, naming it", () => {
-    expect(() => createHttpHandler(A2AServiceRoutes, {}, { profile: "a2a", allowedHosts: ["agent.example/x"] })).toThrow(/agent.example\/x/);
+    expect(() => createHttpHandler(A2AServiceRoutes, {}, { profile: "a2a", allowedHosts: ["agent.example/x"] })).toThrow(
+      /agent.example\/x/,
+    );
     expect(() => createHttpHandler(A2AServiceRoutes, {}, { profile: "a2a", allowedHosts: "all" as never })).toThrow(/allowedHosts/);
   });
 });
@@ -168,7 +184,9 @@ describe("Fastify: what node's parser refuses is a google.rpc.Status (fastifyOpt
     try {
       const res = await withHost(s.origin, `GET /tasks HTTP/1.1\r\nX-Big: ${"x".repeat(20_000)}`, new URL(s.origin).host);
       expect(res.status).toBe(431);
-      expect(JSON.parse(res.body)).toMatchObject({ error: { code: 431, status: "RESOURCE_EXHAUSTED", details: [{ reason: "INVALID_REQUEST" }] } });
+      expect(JSON.parse(res.body)).toMatchObject({
+        error: { code: 431, status: "RESOURCE_EXHAUSTED", details: [{ reason: "INVALID_REQUEST" }] },
+      });
       const bad = await withHost(s.origin, "GET /tasks HTTP/1.1\r\nBad Header", new URL(s.origin).host);
       expect(bad.status).toBe(400);
       expect(JSON.parse(bad.body)).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT" } });
@@ -179,11 +197,24 @@ describe("Fastify: what node's parser refuses is a google.rpc.Status (fastifyOpt
 });
 
 /** One HTTP/2 (h2c) POST to `target` with the `:authority` given; the status and headers. */
-function h2Post(target: string, authority: string, path: string, contentType: string, body: Uint8Array): Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }> {
+function h2Post(
+  target: string,
+  authority: string,
+  path: string,
+  contentType: string,
+  body: Uint8Array,
+): Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://${target}`);
     session.on("error", reject);
-    const req = session.request({ ":method": "POST", ":path": path, ":authority": authority, "content-type": contentType, te: "trailers", "a2a-version": "1.0" });
+    const req = session.request({
+      ":method": "POST",
+      ":path": path,
+      ":authority": authority,
+      "content-type": contentType,
+      te: "trailers",
+      "a2a-version": "1.0",
+    });
     let headers: http2.IncomingHttpHeaders = {};
     let text = "";
     req.on("response", (h) => (headers = h));
@@ -210,18 +241,35 @@ describe.each(frameworks)("the example agent answers a DNS-rebinding Host nowher
         expect(JSON.parse(res.body), target).toMatchObject({ error: { code: 421, message: expect.stringContaining("allowedHosts") } });
         expect((await withHost(agent.url, `GET ${target} HTTP/1.1`, `localhost:${port}`)).status, target).toBe(200);
       }
-      const rpc = await withHost(agent.url, "POST /jsonrpc HTTP/1.1", evil, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }));
+      const rpc = await withHost(
+        agent.url,
+        "POST /jsonrpc HTTP/1.1",
+        evil,
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+      );
       expect(rpc.status).toBe(421);
 
       // gRPC: a trailers-only INVALID_ARGUMENT, before connect-es reads the message.
       const grpcPort = agent.grpcTarget!.split(":").pop()!;
       const frame = Uint8Array.of(0, 0, 0, 0, 0); // an empty ListTasksRequest
-      const grpc = await h2Post(agent.grpcTarget!, `rebind.attacker.example:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/grpc", frame);
+      const grpc = await h2Post(
+        agent.grpcTarget!,
+        `rebind.attacker.example:${grpcPort}`,
+        "/lf.a2a.v1.A2AService/ListTasks",
+        "application/grpc",
+        frame,
+      );
       expect(grpc.status).toBe(200);
       expect(grpc.headers["grpc-status"]).toBe("3");
       expect(decodeURIComponent(String(grpc.headers["grpc-message"]))).toContain("allowedHosts");
       // Connect: 421 with a Connect error body.
-      const connectRes = await h2Post(agent.grpcTarget!, `rebind.attacker.example:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/json", new TextEncoder().encode("{}"));
+      const connectRes = await h2Post(
+        agent.grpcTarget!,
+        `rebind.attacker.example:${grpcPort}`,
+        "/lf.a2a.v1.A2AService/ListTasks",
+        "application/json",
+        new TextEncoder().encode("{}"),
+      );
       expect(connectRes.status).toBe(421);
       expect(JSON.parse(connectRes.body)).toMatchObject({ code: "invalid_argument" });
       // The same call with the loopback name it listens on is served.
@@ -238,7 +286,13 @@ describe.each(frameworks)("the example agent answers a DNS-rebinding Host nowher
     const agent = await startExampleAgent({ framework, port: 0, grpcPort: 0, allowedHosts: "any" });
     try {
       const grpcPort = agent.grpcTarget!.split(":").pop()!;
-      const res = await h2Post(agent.grpcTarget!, `rebind.attacker.example:${grpcPort}`, "/lf.a2a.v1.A2AService/ListTasks", "application/json", new TextEncoder().encode("{}"));
+      const res = await h2Post(
+        agent.grpcTarget!,
+        `rebind.attacker.example:${grpcPort}`,
+        "/lf.a2a.v1.A2AService/ListTasks",
+        "application/json",
+        new TextEncoder().encode("{}"),
+      );
       expect(res.status).toBe(200);
       const card = await withHost(agent.url, "GET /.well-known/agent-card.json HTTP/1.1", "rebind.attacker.example");
       expect(card.status).toBe(200);

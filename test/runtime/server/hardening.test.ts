@@ -26,13 +26,28 @@ function impostor(details: unknown = []): Error {
 /** What a handler throws, the status it gets, and whether onError sees it. */
 const poisons: { name: string; make: () => unknown; status: number; reported: boolean }[] = [
   { name: "an Error named RpcError", make: () => impostor(), status: 500, reported: true },
-  { name: "an Error named RpcError with details \"x\"", make: () => impostor("x"), status: 500, reported: true },
-  { name: "an RpcError-shaped plain object", make: () => ({ name: "RpcError", code: 5, message: "secret", details: [], toStatusBody: () => ({ secret: 1 }) }), status: 500, reported: true },
+  { name: 'an Error named RpcError with details "x"', make: () => impostor("x"), status: 500, reported: true },
+  {
+    name: "an RpcError-shaped plain object",
+    make: () => ({ name: "RpcError", code: 5, message: "secret", details: [], toStatusBody: () => ({ secret: 1 }) }),
+    status: 500,
+    reported: true,
+  },
   { name: "a string", make: () => "secret", status: 500, reported: true },
   // A real RpcError that cannot be written: a 500, and onError hears why.
-  { name: "a real RpcError with a BigInt in a detail", make: () => new RpcError(Code.NOT_FOUND, "secret", [{ "@type": "x", n: 1n }]), status: 500, reported: true },
+  {
+    name: "a real RpcError with a BigInt in a detail",
+    make: () => new RpcError(Code.NOT_FOUND, "secret", [{ "@type": "x", n: 1n }]),
+    status: 500,
+    reported: true,
+  },
   // A real RpcError keeps its code; an impossible status gives way to the code's.
-  { name: "a real RpcError with an impossible HTTP status", make: () => new RpcError(Code.NOT_FOUND, "gone", [], { httpStatus: 99999 }), status: 404, reported: false },
+  {
+    name: "a real RpcError with an impossible HTTP status",
+    make: () => new RpcError(Code.NOT_FOUND, "gone", [], { httpStatus: 99999 }),
+    status: 404,
+    reported: false,
+  },
 ];
 
 /**
@@ -59,7 +74,9 @@ function slowPost(origin: string, chunks: number, everyMs: number): Promise<stri
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
       resolve(m ? m[1]! : `lost: ${sent} chunks sent, ${text.length} bytes read`);
     });
-    socket.write(`POST /api/message:send HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${chunks * 65536}\r\n\r\n`);
+    socket.write(
+      `POST /api/message:send HTTP/1.1\r\nHost: ${hostname}:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${chunks * 65536}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(65536, 32);
     const timer = setInterval(() => {
       if (sent === chunks || socket.destroyed) return clearInterval(timer);
@@ -90,8 +107,21 @@ describe.each(frameworks)("hardening on %s", (framework) => {
         };
         const handlers =
           profile === "a2a"
-            ? { getTask: () => { throw make(); }, subscribeToTask: stream }
-            : { getBook: () => { throw make(); }, watchShelf: async function* () { yield { shelf: "s" }; throw make(); } };
+            ? {
+                getTask: () => {
+                  throw make();
+                },
+                subscribeToTask: stream,
+              }
+            : {
+                getBook: () => {
+                  throw make();
+                },
+                watchShelf: async function* () {
+                  yield { shelf: "s" };
+                  throw make();
+                },
+              };
         const s = await run(framework, { kind: profile, handlers } as never, { onError: (e) => seen.push(e) });
         const unary = await send(s.url + (profile === "a2a" ? "/tasks/t1" : "/v1/shelves/s/books/b"), { headers: v });
         expect(unary.headers.get("content-type")).toMatch(/json/);
@@ -124,7 +154,11 @@ describe.each(frameworks)("hardening on %s", (framework) => {
   });
 
   test("D2: a chunked body over the limit (no Content-Length) gets its 413 too", async () => {
-    const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => ({ payload: { case: "task" as const, value: task } }) } }, { onError: () => {}, bodyLimit: 1024 });
+    const s = await run(
+      framework,
+      { kind: "a2a", handlers: { sendMessage: () => ({ payload: { case: "task" as const, value: task } }) } },
+      { onError: () => {}, bodyLimit: 1024 },
+    );
     for (let i = 0; i < 5; i++) {
       const body = new ReadableStream<Uint8Array>({
         start(c) {
@@ -154,7 +188,9 @@ describe.each(frameworks)("hardening on %s", (framework) => {
     ];
     test.each(targets)("GET $target is $status", async ({ target, status, rpc }) => {
       const seen: string[] = [];
-      const s = await run(framework, { kind: "a2a", handlers: { getTask: (req: { id: string }) => (seen.push(req.id), task) } } as never, { onError: () => {} });
+      const s = await run(framework, { kind: "a2a", handlers: { getTask: (req: { id: string }) => (seen.push(req.id), task) } } as never, {
+        onError: () => {},
+      });
       const res = await rawRequest(s.origin, `GET ${target} HTTP/1.1\r\nA2A-Version: 1.0`);
       // Hono's node server refuses a backslash itself, with an empty 400.
       if (!(framework === "hono" && target.includes("\\"))) {
@@ -189,17 +225,30 @@ describe.each(frameworks)("hardening on %s", (framework) => {
   describe("D5: the runtime answers what Fastify would answer itself", () => {
     test("an empty Content-Type with a body", async () => {
       const calls: unknown[] = [];
-      const s = await run(framework, { kind: "a2a", handlers: { sendMessage: () => (calls.push(1), { payload: { case: "task" as const, value: task } }) } });
+      const s = await run(framework, {
+        kind: "a2a",
+        handlers: { sendMessage: () => (calls.push(1), { payload: { case: "task" as const, value: task } }) },
+      });
       const body = JSON.stringify({ message });
-      const res = await rawRequest(s.origin, `POST /api/message:send HTTP/1.1\r\nA2A-Version: 1.0\r\nContent-Type:\r\nContent-Length: ${body.length}`, body);
+      const res = await rawRequest(
+        s.origin,
+        `POST /api/message:send HTTP/1.1\r\nA2A-Version: 1.0\r\nContent-Type:\r\nContent-Length: ${body.length}`,
+        body,
+      );
       expect(res.status, res.body).toBe(400);
-      expect(JSON.parse(res.body)).toMatchObject({ error: { status: "INVALID_ARGUMENT", details: [{ reason: "CONTENT_TYPE_NOT_SUPPORTED" }] } });
+      expect(JSON.parse(res.body)).toMatchObject({
+        error: { status: "INVALID_ARGUMENT", details: [{ reason: "CONTENT_TYPE_NOT_SUPPORTED" }] },
+      });
       expect(calls).toEqual([]);
     });
 
     test("an unparsable Content-Type, generic profile: 415", async () => {
       const s = await run(framework, { kind: "library-none", handlers: { moveBook: () => ({}) } });
-      const res = await rawRequest(s.origin, `POST /api/v1/shelves/s/books/b:move HTTP/1.1\r\nContent-Type: ;;;\r\nContent-Length: 2`, "{}");
+      const res = await rawRequest(
+        s.origin,
+        `POST /api/v1/shelves/s/books/b:move HTTP/1.1\r\nContent-Type: ;;;\r\nContent-Length: 2`,
+        "{}",
+      );
       expect(res.status, res.body).toBe(415);
       expect(JSON.parse(res.body)).toMatchObject({ error: { code: 415, status: "INVALID_ARGUMENT" } });
     });
@@ -298,23 +347,27 @@ describe.each(frameworks)("hardening on %s", (framework) => {
 
     test("unaryTimeoutMs: a slow handler is a 504 and its signal fires", async () => {
       let aborted: unknown;
-      const s = await run(framework, {
-        kind: "a2a",
-        handlers: {
-          getTask: (_req: unknown, ctx: HandlerContext) =>
-            new Promise((resolve) => {
-              ctx.signal.addEventListener("abort", () => {
-                aborted = ctx.signal.reason;
-                setTimeout(() => resolve(task), 50);
-              });
-            }),
-          listTasks: () => ({ tasks: [] }),
-          subscribeToTask: async function* () {
-            await new Promise((r) => setTimeout(r, 300));
-            yield ev;
+      const s = await run(
+        framework,
+        {
+          kind: "a2a",
+          handlers: {
+            getTask: (_req: unknown, ctx: HandlerContext) =>
+              new Promise((resolve) => {
+                ctx.signal.addEventListener("abort", () => {
+                  aborted = ctx.signal.reason;
+                  setTimeout(() => resolve(task), 50);
+                });
+              }),
+            listTasks: () => ({ tasks: [] }),
+            subscribeToTask: async function* () {
+              await new Promise((r) => setTimeout(r, 300));
+              yield ev;
+            },
           },
-        },
-      } as never, { unaryTimeoutMs: 150 });
+        } as never,
+        { unaryTimeoutMs: 150 },
+      );
       const t0 = Date.now();
       const res = await send(s.url + "/tasks/t1", { headers: v });
       expect(res.status).toBe(504);
@@ -330,16 +383,20 @@ describe.each(frameworks)("hardening on %s", (framework) => {
     });
 
     test("SSE keep-alive comments at keepAliveMs while the handler is idle", async () => {
-      const s = await run(framework, {
-        kind: "a2a",
-        handlers: {
-          subscribeToTask: async function* () {
-            yield ev;
-            await new Promise((r) => setTimeout(r, 260));
-            yield ev;
+      const s = await run(
+        framework,
+        {
+          kind: "a2a",
+          handlers: {
+            subscribeToTask: async function* () {
+              yield ev;
+              await new Promise((r) => setTimeout(r, 260));
+              yield ev;
+            },
           },
-        },
-      } as never, { keepAliveMs: 50 });
+        } as never,
+        { keepAliveMs: 50 },
+      );
       const text = await new Promise<string>((resolve, reject) => {
         const req = httpRequest(s.url + "/tasks/t1:subscribe", { headers: v }, (res) => {
           let t = "";
@@ -368,7 +425,10 @@ describe("Express fall-through", () => {
     strict.use("/api", a2aServiceExpress({ getTask: () => task }));
     strict.get("/api/health", (_req, res) => void res.send("ok"));
     const { createServer } = await import("node:http");
-    for (const [a, expected] of [[app, 200], [strict, 404]] as const) {
+    for (const [a, expected] of [
+      [app, 200],
+      [strict, 404],
+    ] as const) {
       const server = createServer(a);
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
@@ -389,7 +449,13 @@ describe("SseStream", () => {
   test("close() ends a keep-alive wait at once, so a closed stream holds no timer", async () => {
     // A handler that ignores its signal: its next() never settles.
     const iterator: AsyncIterator<unknown> = { next: () => new Promise(() => {}), return: async () => ({ done: true, value: undefined }) };
-    const stream = new SseStream(iterator, "data: {}\n\n", () => "", () => "", 10_000);
+    const stream = new SseStream(
+      iterator,
+      "data: {}\n\n",
+      () => "",
+      () => "",
+      10_000,
+    );
     expect(await stream.next()).toBe("data: {}\n\n");
     const next = stream.next();
     await new Promise((r) => setTimeout(r, 10));
@@ -406,7 +472,13 @@ describe("SseStream", () => {
     const set = vi.spyOn(globalThis, "setTimeout");
     const clear = vi.spyOn(globalThis, "clearTimeout");
     try {
-      const stream = new SseStream(events()[Symbol.asyncIterator](), "data: first\n\n", (x) => `data: ${String(x)}\n\n`, () => "", 10_000);
+      const stream = new SseStream(
+        events()[Symbol.asyncIterator](),
+        "data: first\n\n",
+        (x) => `data: ${String(x)}\n\n`,
+        () => "",
+        10_000,
+      );
       const chunks: string[] = [];
       for (let c = await stream.next(); c !== undefined; c = await stream.next()) chunks.push(c);
       expect(chunks).toHaveLength(51);

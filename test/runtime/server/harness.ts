@@ -59,10 +59,7 @@ export async function start(
         router = express.Router();
         router.use(nodeMiddleware(createNodeHandler(LibraryServiceRoutes, service.handlers, options)));
       } else {
-        router =
-          service.kind === "a2a"
-            ? a2aServiceExpress(service.handlers, options)
-            : libraryServiceExpress(service.handlers, options);
+        router = service.kind === "a2a" ? a2aServiceExpress(service.handlers, options) : libraryServiceExpress(service.handlers, options);
       }
       app.use(prefix, router);
       server = createServer(app);

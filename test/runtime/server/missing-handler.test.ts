@@ -37,9 +37,15 @@ describe("a missing handler under the A2A profile", () => {
   it("HTTP+JSON: 501 with ErrorInfo UNSUPPORTED_OPERATION naming the method", async () => {
     const res = await fetch(`${origin}/tasks`, { headers: { "a2a-version": "1.0" } });
     expect(res.status).toBe(501);
-    const body = (await res.json()) as { error: { status: string; details: { "@type": string; reason: string; metadata: Record<string, string> }[] } };
+    const body = (await res.json()) as {
+      error: { status: string; details: { "@type": string; reason: string; metadata: Record<string, string> }[] };
+    };
     expect(body.error.status).toBe("UNIMPLEMENTED");
-    expect(body.error.details[0]).toMatchObject({ "@type": ERROR_INFO, reason: "UNSUPPORTED_OPERATION", metadata: { method: "ListTasks" } });
+    expect(body.error.details[0]).toMatchObject({
+      "@type": ERROR_INFO,
+      reason: "UNSUPPORTED_OPERATION",
+      metadata: { method: "ListTasks" },
+    });
   });
 
   it("JSON-RPC: the error's data carries the same ErrorInfo", async () => {
@@ -49,7 +55,11 @@ describe("a missing handler under the A2A profile", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
     });
     const body = (await res.json()) as { error: { data: { "@type": string; reason: string; metadata: Record<string, string> }[] } };
-    expect(body.error.data).toEqual(expect.arrayContaining([expect.objectContaining({ "@type": ERROR_INFO, reason: "UNSUPPORTED_OPERATION", metadata: { method: "ListTasks" } })]));
+    expect(body.error.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ "@type": ERROR_INFO, reason: "UNSUPPORTED_OPERATION", metadata: { method: "ListTasks" } }),
+      ]),
+    );
   });
 
   it("gRPC: UNIMPLEMENTED with ErrorInfo", async () => {

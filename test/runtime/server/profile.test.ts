@@ -30,18 +30,26 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
 
   test("a thrown non-RpcError is a 500 without its message or stack; onError gets it", async () => {
     const seen: unknown[] = [];
-    const s = await run(framework, {
-      kind: "a2a",
-      handlers: {
-        getTask() {
-          throw new TypeError("db password is hunter2");
+    const s = await run(
+      framework,
+      {
+        kind: "a2a",
+        handlers: {
+          getTask() {
+            throw new TypeError("db password is hunter2");
+          },
         },
       },
-    }, { onError: (e, info) => seen.push([e, info]) });
+      { onError: (e, info) => seen.push([e, info]) },
+    );
     const res = await send(s.url + "/tasks/t1", { headers: v });
     expect(res.status).toBe(500);
     const body = res.json as StatusJson;
-    expect(body.error).toMatchObject({ code: 500, status: "INTERNAL", details: [{ reason: "INTERNAL_ERROR", domain: "a2a-protocol.org" }] });
+    expect(body.error).toMatchObject({
+      code: 500,
+      status: "INTERNAL",
+      details: [{ reason: "INTERNAL_ERROR", domain: "a2a-protocol.org" }],
+    });
     expect(res.text).not.toContain("hunter2");
     expect(res.text).not.toContain("TypeError");
     expect(res.text).not.toMatch(/\bat \S+ \(/);
@@ -51,7 +59,11 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
   });
 
   test("a rejected promise is the same 500", async () => {
-    const s = await run(framework, { kind: "a2a", handlers: { getTask: async () => Promise.reject(new Error("secret")) } }, { onError: () => {} });
+    const s = await run(
+      framework,
+      { kind: "a2a", handlers: { getTask: async () => Promise.reject(new Error("secret")) } },
+      { onError: () => {} },
+    );
     const res = await send(s.url + "/tasks/t1", { headers: v });
     expect(res.status).toBe(500);
     expect(res.text).not.toContain("secret");
@@ -103,23 +115,46 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
       [A2AErrors.versionNotSupported("9.9", ["1.0"]), 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"],
       [A2AErrors.invalidParams("bad"), 400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
       [A2AErrors.invalidRequest("bad"), 400, "INVALID_ARGUMENT", "INVALID_REQUEST"],
-      [new RpcError(Code.NOT_FOUND, "x", [badRequest([{ field: "id", description: "d" }]), errorInfo("TASK_NOT_FOUND", "a2a-protocol.org")]), 404, "NOT_FOUND", "TASK_NOT_FOUND"],
+      [
+        new RpcError(Code.NOT_FOUND, "x", [
+          badRequest([{ field: "id", description: "d" }]),
+          errorInfo("TASK_NOT_FOUND", "a2a-protocol.org"),
+        ]),
+        404,
+        "NOT_FOUND",
+        "TASK_NOT_FOUND",
+      ],
     ];
     let next: RpcError = cases[0]![0];
-    const s = await run(framework, { kind: "a2a", handlers: { getTask: () => { throw next; } } });
+    const s = await run(framework, {
+      kind: "a2a",
+      handlers: {
+        getTask: () => {
+          throw next;
+        },
+      },
+    });
     for (const [err, status, code, reason] of cases) {
       next = err;
       const res = await send(s.url + "/tasks/t1", { headers: v });
       expect(res.status).toBe(status);
       const body = res.json as StatusJson;
       expect(body.error.status).toBe(code);
-      expect(body.error.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" });
-      for (const d of body.error.details) if (d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo") for (const m of Object.values(d["metadata"] as object)) expect(typeof m).toBe("string");
+      expect(body.error.details[0]).toMatchObject({
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason,
+        domain: "a2a-protocol.org",
+      });
+      for (const d of body.error.details)
+        if (d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")
+          for (const m of Object.values(d["metadata"] as object)) expect(typeof m).toBe("string");
     }
   });
 
   test("context factory: adds fields; an RpcError from it answers before the body is read", async () => {
-    interface Ctx extends HandlerContext { user: string }
+    interface Ctx extends HandlerContext {
+      user: string;
+    }
     const seen: string[] = [];
     const handlers: Partial<A2AServiceHandlers<Ctx>> = {
       getTask(_req, ctx) {
@@ -131,16 +166,20 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
         return { payload: { case: "task", value: task } };
       },
     };
-    const s = await run(framework, { kind: "a2a", handlers }, {
-      context: async ({ headers, rpc, native }) => {
-        expect(native).toBeDefined();
-        const auth = headers.get("authorization");
-        if (auth !== "Bearer ok") {
-          throw new RpcError(Code.UNAUTHENTICATED, "who are you?", [errorInfo("UNAUTHENTICATED", "example.com")]);
-        }
-        return { user: `alice:${rpc}` };
+    const s = await run(
+      framework,
+      { kind: "a2a", handlers },
+      {
+        context: async ({ headers, rpc, native }) => {
+          expect(native).toBeDefined();
+          const auth = headers.get("authorization");
+          if (auth !== "Bearer ok") {
+            throw new RpcError(Code.UNAUTHENTICATED, "who are you?", [errorInfo("UNAUTHENTICATED", "example.com")]);
+          }
+          return { user: `alice:${rpc}` };
+        },
       },
-    });
+    );
     const ok = await send(s.url + "/tasks/t1", { headers: { ...v, authorization: "Bearer ok" } });
     expect(ok.status).toBe(200);
     const no = await send(s.url + "/message:send", { method: "POST", headers: j, body: "{not json" });
@@ -203,8 +242,12 @@ describe.each(frameworks)("handler errors and options on %s", (framework) => {
 
   test("the example agent end to end: send, get, list, cancel, subscribe, push config CRUD, card", async () => {
     const s = await run(framework, { kind: "a2a", handlers: createExampleAgent({ stepMs: 1, pushSender: createPushSender() }) });
-    const post = (p: string, b?: unknown) => send(s.url + p, { method: "POST", headers: j, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
-    const sent = await post("/acme/message:send", { message: { ...message, parts: [{ text: "/wait" }] }, configuration: { returnImmediately: true } });
+    const post = (p: string, b?: unknown) =>
+      send(s.url + p, { method: "POST", headers: j, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
+    const sent = await post("/acme/message:send", {
+      message: { ...message, parts: [{ text: "/wait" }] },
+      configuration: { returnImmediately: true },
+    });
     expect(sent.status).toBe(200);
     const id = (sent.json as { task: { id: string } }).task.id;
     expect((await send(s.url + `/acme/tasks/${id}`, { headers: v })).status).toBe(200);
@@ -270,7 +313,10 @@ describe("beside the application's own routes", () => {
       },
     });
     try {
-      for (const [path, id] of [["/tasks/t1", "t1"], ["/tasks/grow", "t1-grown"]] as const) {
+      for (const [path, id] of [
+        ["/tasks/t1", "t1"],
+        ["/tasks/grow", "t1-grown"],
+      ] as const) {
         const res = await fetch(s.url + path, { headers: v });
         const text = await res.text();
         expect(res.status).toBe(200);
@@ -312,7 +358,11 @@ describe("beside the application's own routes", () => {
       const res = await send(s.url + "/message:send", { method: "POST", headers: j, body: JSON.stringify({ message }) });
       expect(res.status).toBe(200);
       expect(calls[0]!.request).toEqual({ message });
-      const bad = await send(s.url + "/message:send", { method: "POST", headers: j, body: '{"__proto__":{"x":1},"message":' + JSON.stringify(message) + "}" });
+      const bad = await send(s.url + "/message:send", {
+        method: "POST",
+        headers: j,
+        body: '{"__proto__":{"x":1},"message":' + JSON.stringify(message) + "}",
+      });
       expect(bad.status).toBe(400);
     } finally {
       await s.close();

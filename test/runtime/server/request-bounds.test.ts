@@ -18,8 +18,7 @@ import { encodeResponse } from "../../../packages/runtime/src/codec/index.js";
 import { RpcError } from "../../../packages/runtime/src/errors.js";
 
 const v = { "a2a-version": "1.0", "content-type": "application/json" };
-const send = (data: string) =>
-  `{"message":{"messageId":"m-${Math.random()}","role":"ROLE_USER","parts":[{"text":"hi"},{"data":${data}}]}}`;
+const send = (data: string) => `{"message":{"messageId":"m-${Math.random()}","role":"ROLE_USER","parts":[{"text":"hi"},{"data":${data}}]}}`;
 
 function refusal(f: () => unknown): RpcError {
   try {
@@ -59,7 +58,9 @@ describe("checkMessage (decoded gRPC messages)", () => {
   const num = (n: number) => ({ kind: { case: "numberValue", value: n } });
   it("refuses NaN and the infinities in a Value", () => {
     for (const n of [NaN, Infinity, -Infinity]) {
-      const e = refusal(() => checkMessage(SendMessageRequestSchema, msg({ kind: { case: "listValue", value: { values: [num(1), num(n)] } } })));
+      const e = refusal(() =>
+        checkMessage(SendMessageRequestSchema, msg({ kind: { case: "listValue", value: { values: [num(1), num(n)] } } })),
+      );
       expect(e.httpStatus).toBe(400);
       expect(e.message).toContain("message.parts[0].data[1]");
     }
@@ -68,7 +69,9 @@ describe("checkMessage (decoded gRPC messages)", () => {
   it("refuses a Struct key constructor, in a Value and in a Struct field", () => {
     const inValue = msg({ kind: { case: "structValue", value: { fields: { constructor: num(1) } } } });
     expect(refusal(() => checkMessage(SendMessageRequestSchema, inValue)).message).toContain("constructor");
-    expect(refusal(() => checkMessage(SendMessageRequestSchema, msg(num(1), { a: { constructor: 1 } }))).message).toContain("metadata.a.constructor");
+    expect(refusal(() => checkMessage(SendMessageRequestSchema, msg(num(1), { a: { constructor: 1 } }))).message).toContain(
+      "metadata.a.constructor",
+    );
     expect(refusal(() => checkMessage(SendMessageRequestSchema, msg(num(1), { a: Infinity }))).httpStatus).toBe(400);
   });
   it("refuses an object whose prototype a __proto__ key replaced", () => {
@@ -169,7 +172,11 @@ describe("the example agent refuses non-finite numbers on every binding and stor
     const res = await fetch(`${agent.url}/message:send`, { method: "POST", headers: v, body: send(data) });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { status: string } }).error.status).toBe("RESOURCE_EXHAUSTED");
-    const rpc = await fetch(agent.jsonRpcUrl!, { method: "POST", headers: v, body: `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${send(data)}}` });
+    const rpc = await fetch(agent.jsonRpcUrl!, {
+      method: "POST",
+      headers: v,
+      body: `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${send(data)}}`,
+    });
     expect(rpc.status).toBe(413);
   });
 });

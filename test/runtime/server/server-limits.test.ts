@@ -47,10 +47,15 @@ describe("the example's gRPC port", () => {
   it("refuses a message over readMaxBytes with RESOURCE_EXHAUSTED", async () => {
     const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${agent.grpcTarget}` }));
     const req = (text: string) =>
-      create(SendMessageRequestSchema, { message: { messageId: `m-${text.length}`, role: Role.USER, parts: [{ content: { case: "text", value: text } }] } });
+      create(SendMessageRequestSchema, {
+        message: { messageId: `m-${text.length}`, role: Role.USER, parts: [{ content: { case: "text", value: text } }] },
+      });
     const headers = { "a2a-version": "1.0" };
     await expect(grpc.sendMessage(req("small"), { headers })).resolves.toBeDefined();
-    const e = await grpc.sendMessage(req("x".repeat(5000)), { headers }).then(() => undefined, (x: unknown) => x);
+    const e = await grpc.sendMessage(req("x".repeat(5000)), { headers }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(ConnectError);
     expect((e as ConnectError).code).toBe(8); // RESOURCE_EXHAUSTED
   });
@@ -80,7 +85,9 @@ describe("Fastify times out a trickled body", () => {
     try {
       const { port } = new URL(agent.url);
       const socket = net.connect(Number(port), "127.0.0.1");
-      socket.write(`POST /message:send HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+      socket.write(
+        `POST /message:send HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+      );
       // One byte at a time, forever: only the server's timeout ends this.
       const trickle = setInterval(() => socket.write(" "), 100);
       let answer = "";
@@ -109,23 +116,49 @@ describe("the example's gRPC port counts a binary message's elements before conn
       message: {
         messageId: `m-${n}`,
         role: Role.USER,
-        parts: [{ content: { case: "data", value: { kind: { case: "listValue", value: { values: Array.from({ length: n }, () => ({ kind: { case: "nullValue" as const, value: 0 as const } })) } } } } }],
+        parts: [
+          {
+            content: {
+              case: "data",
+              value: {
+                kind: {
+                  case: "listValue",
+                  value: { values: Array.from({ length: n }, () => ({ kind: { case: "nullValue" as const, value: 0 as const } })) },
+                },
+              },
+            },
+          },
+        ],
       },
     });
-  const codeOf = (p: Promise<unknown>) => p.then(() => 0, (e: unknown) => (e instanceof ConnectError ? e.code : -1));
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => 0,
+      (e: unknown) => (e instanceof ConnectError ? e.code : -1),
+    );
 
   /** One h2c POST of `body` to SendMessage with the headers given; the HTTP status, grpc-status and time taken. */
-  function post(body: Uint8Array, extra: Record<string, string>, untilHeaders = false): Promise<{ status: number; grpcStatus: string | undefined; ms: number }> {
+  function post(
+    body: Uint8Array,
+    extra: Record<string, string>,
+    untilHeaders = false,
+  ): Promise<{ status: number; grpcStatus: string | undefined; ms: number }> {
     const session = http2.connect(`http://${agent.grpcTarget}`);
     const started = performance.now();
     return new Promise((ok, fail) => {
-      const req = session.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/SendMessage", te: "trailers", ...headers, ...extra });
+      const req = session.request({
+        ":method": "POST",
+        ":path": "/lf.a2a.v1.A2AService/SendMessage",
+        te: "trailers",
+        ...headers,
+        ...extra,
+      });
       let status = 0;
       let grpcStatus: string | undefined;
       req.on("response", (h) => {
         status = Number(h[":status"]);
         grpcStatus ??= h["grpc-status"] as string | undefined;
-        if (untilHeaders) (session.destroy(), ok({ status, grpcStatus, ms: performance.now() - started }));
+        if (untilHeaders) session.destroy(), ok({ status, grpcStatus, ms: performance.now() - started });
       });
       req.on("trailers", (t) => (grpcStatus ??= t["grpc-status"] as string | undefined));
       req.on("data", () => {});
@@ -183,10 +216,13 @@ describe("the example's gRPC port counts a binary message's elements before conn
     const json = JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", parts: [{ data: new Array(700_000).fill(null) }] } });
     const connectJson = await post(new TextEncoder().encode(json), { "content-type": "application/json", "connect-protocol-version": "1" });
     expect(connectJson.status).toBe(429);
-    const proto = await post(new TextEncoder().encode('{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"__proto__":{"x":1}}}]}}'), {
-      "content-type": "application/json",
-      "connect-protocol-version": "1",
-    });
+    const proto = await post(
+      new TextEncoder().encode('{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"__proto__":{"x":1}}}]}}'),
+      {
+        "content-type": "application/json",
+        "connect-protocol-version": "1",
+      },
+    );
     expect(proto.status).toBe(400);
   });
 
@@ -201,9 +237,13 @@ describe("the example's gRPC port counts a binary message's elements before conn
     const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${agent.grpcTarget}` }));
     expect(await codeOf(grpc.sendMessage(nulls(40_000), { headers }))).toBe(0);
     // A list in a list in a list ... 120 deep: each level is a Value and a ListValue.
-    let value: { kind: { case: "listValue"; value: { values: unknown[] } } | { case: "nullValue"; value: 0 } } = { kind: { case: "nullValue", value: 0 } };
+    let value: { kind: { case: "listValue"; value: { values: unknown[] } } | { case: "nullValue"; value: 0 } } = {
+      kind: { case: "nullValue", value: 0 },
+    };
     for (let i = 0; i < 60; i++) value = { kind: { case: "listValue", value: { values: [value] } } };
-    const deep = create(SendMessageRequestSchema, { message: { messageId: "deep", role: Role.USER, parts: [{ content: { case: "data", value: value as never } }] } });
+    const deep = create(SendMessageRequestSchema, {
+      message: { messageId: "deep", role: Role.USER, parts: [{ content: { case: "data", value: value as never } }] },
+    });
     expect(await codeOf(grpc.sendMessage(deep, { headers }))).toBe(3);
   });
 });

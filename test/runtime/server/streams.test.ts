@@ -12,7 +12,9 @@ import { parseSse, send } from "./recording.js";
 
 const v = { "a2a-version": "1.0", "content-type": "application/json" };
 const body = JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] } });
-const ev = (n: number) => ({ payload: { case: "statusUpdate" as const, value: { taskId: "t", contextId: "c", status: { state: 2 }, metadata: { n } } } });
+const ev = (n: number) => ({
+  payload: { case: "statusUpdate" as const, value: { taskId: "t", contextId: "c", status: { state: 2 }, metadata: { n } } },
+});
 
 /** Opens an SSE request, waits for the first chunk, then destroys the socket. */
 function openAndDrop(url: string): Promise<void> {
@@ -55,11 +57,15 @@ describe.each(frameworks)("SSE on %s", (framework) => {
               await new Promise<void>((resolve) => {
                 if (signal.aborted) return resolve();
                 state.signalListeners++;
-                signal.addEventListener("abort", () => {
-                  state.signalListeners--;
-                  state.aborted++;
-                  resolve();
-                }, { once: true });
+                signal.addEventListener(
+                  "abort",
+                  () => {
+                    state.signalListeners--;
+                    state.aborted++;
+                    resolve();
+                  },
+                  { once: true },
+                );
               });
               return { done: true, value: undefined };
             },
@@ -93,7 +99,12 @@ describe.each(frameworks)("SSE on %s", (framework) => {
     const events = parseSse(res.text);
     expect(events).toHaveLength(2);
     expect(events[0]!.event).toBe("message");
-    expect(events[1]).toMatchObject({ event: "error", data: { error: { code: 400, status: "FAILED_PRECONDITION", details: [{ reason: "UNSUPPORTED_OPERATION", domain: "a2a-protocol.org" }] } } });
+    expect(events[1]).toMatchObject({
+      event: "error",
+      data: {
+        error: { code: 400, status: "FAILED_PRECONDITION", details: [{ reason: "UNSUPPORTED_OPERATION", domain: "a2a-protocol.org" }] },
+      },
+    });
   });
 
   test("a crash mid-stream is event: error INTERNAL without the message", async () => {
@@ -118,10 +129,13 @@ describe.each(frameworks)("SSE on %s", (framework) => {
     mode = "wait";
     const before = { ...state };
     await openAndDrop(server.url);
-    await vi.waitFor(() => {
-      expect(state.aborted).toBe(before.aborted + 1);
-      expect(state.returned).toBe(before.returned + 1);
-    }, { timeout: 10_000, interval: 5 });
+    await vi.waitFor(
+      () => {
+        expect(state.aborted).toBe(before.aborted + 1);
+        expect(state.returned).toBe(before.returned + 1);
+      },
+      { timeout: 10_000, interval: 5 },
+    );
   });
 
   test("1,000 aborted streams: no listener or memory growth", async () => {
@@ -144,10 +158,13 @@ describe.each(frameworks)("SSE on %s", (framework) => {
     const returnedBefore = state.returned;
     const abortedBefore = state.aborted;
     await run(1000);
-    await vi.waitFor(() => {
-      expect(state.returned - returnedBefore).toBe(1000);
-      expect(state.aborted - abortedBefore).toBe(1000);
-    }, { timeout: 30_000, interval: 10 });
+    await vi.waitFor(
+      () => {
+        expect(state.returned - returnedBefore).toBe(1000);
+        expect(state.aborted - abortedBefore).toBe(1000);
+      },
+      { timeout: 30_000, interval: 10 },
+    );
     expect(state.started - startedBefore).toBe(1000);
     expect(state.signalListeners).toBe(0);
     await new Promise((r) => setTimeout(r, 50));

@@ -32,7 +32,11 @@ describe("synchronous answers of the fetch handler", () => {
   test("routing errors and a handler's synchronous throw are synchronous answers too", async () => {
     const handle = createFetchHandler(
       A2AServiceRoutes,
-      { getTask: () => { throw new RpcError(Code.NOT_FOUND, "no such task"); } },
+      {
+        getTask: () => {
+          throw new RpcError(Code.NOT_FOUND, "no such task");
+        },
+      },
       { profile: "a2a" },
     );
     const unrouted = handle(get("/nowhere"));
@@ -46,7 +50,10 @@ describe("synchronous answers of the fetch handler", () => {
   test("a handler's promise, a body and an async context factory are waited for", async () => {
     const handle = createFetchHandler(
       A2AServiceRoutes,
-      { getTask: async () => task, sendMessage: (req: { message?: { messageId: string } }) => ({ payload: { case: "message", value: req.message } }) },
+      {
+        getTask: async () => task,
+        sendMessage: (req: { message?: { messageId: string } }) => ({ payload: { case: "message", value: req.message } }),
+      },
       { profile: "a2a" },
     );
     const later = handle(get("/tasks/t1"));
@@ -57,11 +64,15 @@ describe("synchronous answers of the fetch handler", () => {
     expect((await json(withBody)).body).toMatchObject({ message: { messageId: "m1" } });
 
     const seen: string[] = [];
-    const withContext = createFetchHandler(A2AServiceRoutes, { getTask: (_r: unknown, ctx: HandlerContext & { user?: string }) => ({ ...task, id: ctx.user! }) }, {
-      profile: "a2a",
-      context: async () => ({ user: "u1" }),
-      onError: (_e, info) => seen.push(info.phase),
-    });
+    const withContext = createFetchHandler(
+      A2AServiceRoutes,
+      { getTask: (_r: unknown, ctx: HandlerContext & { user?: string }) => ({ ...task, id: ctx.user! }) },
+      {
+        profile: "a2a",
+        context: async () => ({ user: "u1" }),
+        onError: (_e, info) => seen.push(info.phase),
+      },
+    );
     const answer = withContext(get("/tasks/t1"));
     expect(answer).toBeInstanceOf(Promise);
     expect((await json(answer)).body.id).toBe("u1");
@@ -71,11 +82,22 @@ describe("synchronous answers of the fetch handler", () => {
   test("a rejecting async context factory answers its error (phase context) before the body is read", async () => {
     const seen: string[] = [];
     let called = false;
-    const handle = createFetchHandler(A2AServiceRoutes, { sendMessage: () => { called = true; return {}; } }, {
-      profile: "a2a",
-      context: async () => { throw new Error("secret"); },
-      onError: (_e, info) => seen.push(info.phase),
-    });
+    const handle = createFetchHandler(
+      A2AServiceRoutes,
+      {
+        sendMessage: () => {
+          called = true;
+          return {};
+        },
+      },
+      {
+        profile: "a2a",
+        context: async () => {
+          throw new Error("secret");
+        },
+        onError: (_e, info) => seen.push(info.phase),
+      },
+    );
     const req = post("/message:send", message);
     const res = await json(handle(req));
     expect(res.status).toBe(500);
@@ -88,7 +110,11 @@ describe("synchronous answers of the fetch handler", () => {
   test("with unaryTimeoutMs a synchronous answer stays synchronous, a slow one still meets the deadline", async () => {
     const handle = createFetchHandler(
       A2AServiceRoutes,
-      { getTask: () => task, listTasks: (_r: unknown, ctx: HandlerContext) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve({ tasks: [] }))) },
+      {
+        getTask: () => task,
+        listTasks: (_r: unknown, ctx: HandlerContext) =>
+          new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve({ tasks: [] }))),
+      },
       { profile: "a2a", unaryTimeoutMs: 50 },
     );
     const now = handle(get("/tasks/t1"));
@@ -120,7 +146,11 @@ describe("the Hono adapter on node", () => {
         }),
     });
     try {
-      const res = await fetch(s.url + "/message:send", { method: "POST", headers: { ...v, "content-type": "application/json" }, body: message });
+      const res = await fetch(s.url + "/message:send", {
+        method: "POST",
+        headers: { ...v, "content-type": "application/json" },
+        body: message,
+      });
       expect(res.status).toBe(413);
       expect(await res.json()).toMatchObject({ error: { status: "RESOURCE_EXHAUSTED" } });
     } finally {

@@ -38,17 +38,78 @@ interface Rpc {
 }
 
 const rpcs: Rpc[] = [
-  { rpc: "sendMessage", method: "SendMessage", http: "POST", path: "/message:send", body: { message }, params: { message }, answer: { payload: { case: "task", value: task } } },
-  { rpc: "sendStreamingMessage", method: "SendStreamingMessage", http: "POST", path: "/message:stream", body: { message }, params: { message }, streaming: true, answer: { payload: { case: "task", value: task } } },
+  {
+    rpc: "sendMessage",
+    method: "SendMessage",
+    http: "POST",
+    path: "/message:send",
+    body: { message },
+    params: { message },
+    answer: { payload: { case: "task", value: task } },
+  },
+  {
+    rpc: "sendStreamingMessage",
+    method: "SendStreamingMessage",
+    http: "POST",
+    path: "/message:stream",
+    body: { message },
+    params: { message },
+    streaming: true,
+    answer: { payload: { case: "task", value: task } },
+  },
   { rpc: "getTask", method: "GetTask", http: "GET", path: "/tasks/t1", params: { id: "t1" }, answer: task },
   { rpc: "listTasks", method: "ListTasks", http: "GET", path: "/tasks", params: {}, answer: { tasks: [] } },
   { rpc: "cancelTask", method: "CancelTask", http: "POST", path: "/tasks/t1:cancel", body: {}, params: { id: "t1" }, answer: task },
-  { rpc: "subscribeToTask", method: "SubscribeToTask", http: "GET", path: "/tasks/t1:subscribe", params: { id: "t1" }, streaming: true, answer: { payload: { case: "task", value: task } } },
-  { rpc: "createTaskPushNotificationConfig", method: "CreateTaskPushNotificationConfig", http: "POST", path: "/tasks/t1/pushNotificationConfigs", body: { url: pushConfig.url }, params: { taskId: "t1", url: pushConfig.url }, answer: pushConfig },
-  { rpc: "getTaskPushNotificationConfig", method: "GetTaskPushNotificationConfig", http: "GET", path: "/tasks/t1/pushNotificationConfigs/p1", params: { taskId: "t1", id: "p1" }, answer: pushConfig },
-  { rpc: "listTaskPushNotificationConfigs", method: "ListTaskPushNotificationConfigs", http: "GET", path: "/tasks/t1/pushNotificationConfigs", params: { taskId: "t1" }, answer: { configs: [] } },
-  { rpc: "deleteTaskPushNotificationConfig", method: "DeleteTaskPushNotificationConfig", http: "DELETE", path: "/tasks/t1/pushNotificationConfigs/p1", params: { taskId: "t1", id: "p1" }, answer: {} },
-  { rpc: "getExtendedAgentCard", method: "GetExtendedAgentCard", http: "GET", path: "/extendedAgentCard", params: {}, answer: { name: "x" } },
+  {
+    rpc: "subscribeToTask",
+    method: "SubscribeToTask",
+    http: "GET",
+    path: "/tasks/t1:subscribe",
+    params: { id: "t1" },
+    streaming: true,
+    answer: { payload: { case: "task", value: task } },
+  },
+  {
+    rpc: "createTaskPushNotificationConfig",
+    method: "CreateTaskPushNotificationConfig",
+    http: "POST",
+    path: "/tasks/t1/pushNotificationConfigs",
+    body: { url: pushConfig.url },
+    params: { taskId: "t1", url: pushConfig.url },
+    answer: pushConfig,
+  },
+  {
+    rpc: "getTaskPushNotificationConfig",
+    method: "GetTaskPushNotificationConfig",
+    http: "GET",
+    path: "/tasks/t1/pushNotificationConfigs/p1",
+    params: { taskId: "t1", id: "p1" },
+    answer: pushConfig,
+  },
+  {
+    rpc: "listTaskPushNotificationConfigs",
+    method: "ListTaskPushNotificationConfigs",
+    http: "GET",
+    path: "/tasks/t1/pushNotificationConfigs",
+    params: { taskId: "t1" },
+    answer: { configs: [] },
+  },
+  {
+    rpc: "deleteTaskPushNotificationConfig",
+    method: "DeleteTaskPushNotificationConfig",
+    http: "DELETE",
+    path: "/tasks/t1/pushNotificationConfigs/p1",
+    params: { taskId: "t1", id: "p1" },
+    answer: {},
+  },
+  {
+    rpc: "getExtendedAgentCard",
+    method: "GetExtendedAgentCard",
+    http: "GET",
+    path: "/extendedAgentCard",
+    params: {},
+    answer: { name: "x" },
+  },
 ];
 
 test("the matrix covers every rpc of the service", () => {
@@ -303,17 +364,22 @@ describe("the attack of issue 28: alice's token, bob's tenant, on the task engin
   const context = (input: ContextInput) => {
     const who = tokens[input.headers.get("authorization") ?? ""];
     if (who === undefined) throw new RpcError(Code.UNAUTHENTICATED, "no valid token");
-    if (input.tenant !== undefined && input.tenant !== who) throw new RpcError(Code.PERMISSION_DENIED, `${who} may not act for ${input.tenant}`);
+    if (input.tenant !== undefined && input.tenant !== who)
+      throw new RpcError(Code.PERMISSION_DENIED, `${who} may not act for ${input.tenant}`);
     return { owner: "" };
   };
 
   async function setup() {
     const card = { name: "x", capabilities: {}, defaultInputModes: ["text/plain"], skills: [] };
-    const agent = createA2AServiceAgent(async (_input, t) => void t.complete({ parts: [{ content: { case: "text", value: "ok" } }] }), { card: card as never });
+    const agent = createA2AServiceAgent(async (_input, t) => void t.complete({ parts: [{ content: { case: "text", value: "ok" } }] }), {
+      card: card as never,
+    });
     const handle = createFetchHandler(A2AServiceRoutes, agent, { profile: "a2a", context });
     const send = async (who: string, method: string, path: string, body?: unknown) => {
       const headers: Record<string, string> = { ...(body === undefined ? v : j), authorization: `Bearer ${who}` };
-      const res = await handle(new Request("http://agent.test" + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+      const res = await handle(
+        new Request("http://agent.test" + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+      );
       return { status: res.status, text: await res.text() };
     };
     const made = await send("bob", "POST", "/bob/message:send", { message });

@@ -50,10 +50,15 @@ async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
 describe("our v0.3 client and our v0.3 server", () => {
   it("agree on every rpc", async () => {
     const { client, seen } = setup();
-    const sent = await client.sendMessage({ request: { messageId: "m1", role: Role.USER, content: [{ part: { case: "text", value: "hi" } }] } });
+    const sent = await client.sendMessage({
+      request: { messageId: "m1", role: Role.USER, content: [{ part: { case: "text", value: "hi" } }] },
+    });
     expect(sent.payload).toMatchObject({ case: "msg", value: { messageId: "r-m1" } });
     const streamed = await all(client.sendStreamingMessage({ request: { messageId: "m2", role: Role.USER, content: [] } }));
-    expect(streamed.map((e) => e.payload.case === "task" && e.payload.value.status?.state)).toEqual([TaskState.WORKING, TaskState.COMPLETED]);
+    expect(streamed.map((e) => e.payload.case === "task" && e.payload.value.status?.state)).toEqual([
+      TaskState.WORKING,
+      TaskState.COMPLETED,
+    ]);
     expect((await client.getTask({ name: "tasks/t1" })).id).toBe("t1");
     expect((await client.cancelTask({ name: "tasks/t1" })).status?.state).toBe(TaskState.CANCELLED);
     const sub = await all(client.taskSubscription({ name: "tasks/t2" }));

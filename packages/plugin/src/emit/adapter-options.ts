@@ -22,5 +22,5 @@ export function adapterOptionsExpression(f: GeneratedFile, schema: Schema<Plugin
     const versionsOf = f.import("a2aVersionsOfPackage", runtimeModules(schema.options.runtimeImport).root);
     defaults.push("a2aVersions: ", versionsOf, "(", f.string(pkg), "), ");
   }
-  return ["{ ", ...defaults, "...", from, ", profile: \"a2a\" }"];
+  return ["{ ", ...defaults, "...", from, ', profile: "a2a" }'];
 }

@@ -69,10 +69,34 @@ export function emitAgentFile(schema: Schema<PluginOptions>, file: DescFile, ser
     f.print("}");
     f.print();
     f.print("/** What an agent of ", name, " does with a message: see `AgentExecutor` in a2a-http/agent. */");
-    f.print(f.export("type", name + "Executor"), "<Ctx extends ", HandlerContext, " = ", HandlerContext, "> = ", AgentExecutor, "<", Types, "<Ctx>>;");
+    f.print(
+      f.export("type", name + "Executor"),
+      "<Ctx extends ",
+      HandlerContext,
+      " = ",
+      HandlerContext,
+      "> = ",
+      AgentExecutor,
+      "<",
+      Types,
+      "<Ctx>>;",
+    );
     f.print();
     const card = m.card ? imports.shape(m.card) : undefined;
-    f.print(f.export("type", name + "AgentOptions"), "<Ctx extends ", HandlerContext, " = ", HandlerContext, "> = ", AgentOptions, "<", Types, "<Ctx>", ...(card ? [", ", card] : []), ">;");
+    f.print(
+      f.export("type", name + "AgentOptions"),
+      "<Ctx extends ",
+      HandlerContext,
+      " = ",
+      HandlerContext,
+      "> = ",
+      AgentOptions,
+      "<",
+      Types,
+      "<Ctx>",
+      ...(card ? [", ", card] : []),
+      ">;",
+    );
     f.print();
     f.print("/**");
     f.print(" * The handlers of ", name, " on the A2A task engine: every rpc, on every");
@@ -82,7 +106,17 @@ export function emitAgentFile(schema: Schema<PluginOptions>, file: DescFile, ser
     f.print("  executor: ", name, "Executor<Ctx>,");
     f.print("  options: ", name, "AgentOptions<Ctx>,");
     f.print("): ", Handlers, "<Ctx> & ", AgentControl, " {");
-    f.print("  return ", createAgentHandlers, "(", imports.schema(service), ", executor, options) as unknown as ", Handlers, "<Ctx> & ", AgentControl, ";");
+    f.print(
+      "  return ",
+      createAgentHandlers,
+      "(",
+      imports.schema(service),
+      ", executor, options) as unknown as ",
+      Handlers,
+      "<Ctx> & ",
+      AgentControl,
+      ";",
+    );
     f.print("}");
     f.print();
   }

@@ -35,7 +35,17 @@ export function emitConnectFile(schema: Schema<PluginOptions>, file: DescFile, s
     f.print("  handlers: Partial<", Handlers, "<Ctx>>,");
     f.print("  options: ", Options, "<Ctx> = {},");
     f.print("): (router: ", ConnectRouter, ") => void {");
-    f.print("  const impl = ", connectServiceImpl, "(", Service, ", ", Routes, ", handlers, ", adapterOptionsExpression(f, schema, file, "options"), ");");
+    f.print(
+      "  const impl = ",
+      connectServiceImpl,
+      "(",
+      Service,
+      ", ",
+      Routes,
+      ", handlers, ",
+      adapterOptionsExpression(f, schema, file, "options"),
+      ");",
+    );
     f.print("  return (router) => {");
     f.print("    router.service(", Service, ", impl);");
     f.print("  };");

@@ -30,7 +30,10 @@ export function fieldBehaviorReader(files: readonly DescFile[]): (field: DescFie
     let b = cache.get(field);
     if (b === undefined) {
       const list = getOption(field, ext) as number[];
-      b = list.length === 0 ? none : { required: list.includes(REQUIRED), outputOnly: list.includes(OUTPUT_ONLY), inputOnly: list.includes(INPUT_ONLY) };
+      b =
+        list.length === 0
+          ? none
+          : { required: list.includes(REQUIRED), outputOnly: list.includes(OUTPUT_ONLY), inputOnly: list.includes(INPUT_ONLY) };
       cache.set(field, b);
     }
     return b;

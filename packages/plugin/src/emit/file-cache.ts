@@ -1,4 +1,12 @@
-import { isFieldSet, type DescEnum, type DescExtension, type DescFile, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  isFieldSet,
+  type DescEnum,
+  type DescExtension,
+  type DescFile,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+} from "@bufbuild/protobuf";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { SourceCodeInfo_LocationSchema, type SourceCodeInfo_Location } from "@bufbuild/protobuf/wkt";
 import { protoplugin } from "../protoplugin.js";

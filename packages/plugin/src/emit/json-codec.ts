@@ -95,7 +95,23 @@ export function emitJsonCodecFile(schema: Schema<PluginOptions>, file: DescFile,
     const complete = p.completeness(m);
     const exported = name + "Json";
     p.line("/** ProtoJSON of ", m.typeName, " without reflection; what it leaves to protobuf-es comes back `undefined`. */");
-    p.line(f.export("const", exported), ": ", MessageJsonCodec, "<typeof ", p.imports.typeSchema(m), "> = ", p.kit("messageJson"), "(", str(m.typeName), ", read", name, ", write", name, complete ? ", complete" + name : "", ");");
+    p.line(
+      f.export("const", exported),
+      ": ",
+      MessageJsonCodec,
+      "<typeof ",
+      p.imports.typeSchema(m),
+      "> = ",
+      p.kit("messageJson"),
+      "(",
+      str(m.typeName),
+      ", read",
+      name,
+      ", write",
+      name,
+      complete ? ", complete" + name : "",
+      ");",
+    );
     p.line();
     codecs.set(m, exported);
   }
@@ -273,10 +289,30 @@ class Printer {
       const value = "m." + field.localName;
       switch (field.fieldKind) {
         case "list":
-          this.line("  if ((v = ", this.kit("writeList"), "(", value, ", ", ...this.itemWriter(field), ", r)) !== undefined) j[", key, "] = v;");
+          this.line(
+            "  if ((v = ",
+            this.kit("writeList"),
+            "(",
+            value,
+            ", ",
+            ...this.itemWriter(field),
+            ", r)) !== undefined) j[",
+            key,
+            "] = v;",
+          );
           break;
         case "map":
-          this.line("  if ((v = ", this.kit("writeMap"), "(", value, ", ", ...this.itemWriter(field), ", r)) !== undefined) j[", key, "] = v;");
+          this.line(
+            "  if ((v = ",
+            this.kit("writeMap"),
+            "(",
+            value,
+            ", ",
+            ...this.itemWriter(field),
+            ", r)) !== undefined) j[",
+            key,
+            "] = v;",
+          );
           break;
         default:
           if (this.implicit(field)) {
@@ -328,7 +364,11 @@ class Printer {
     const tests: Printable[][] = [];
     const unsure = (cond: string) => tests.push(["  if (", cond, ") return false;"]);
     // A REQUIRED field with explicit presence is set or not by the walk's reading alone.
-    if (m.fields.some((x) => this.behaviors(x).required && !x.oneof && (x.fieldKind === "scalar" || x.fieldKind === "enum") && x.presence !== IMPLICIT)) {
+    if (
+      m.fields.some(
+        (x) => this.behaviors(x).required && !x.oneof && (x.fieldKind === "scalar" || x.fieldKind === "enum") && x.presence !== IMPLICIT,
+      )
+    ) {
       this.line("function complete", name, "(_m: ", Shape, "): boolean {");
       this.line("  return false;");
       this.line("}");
@@ -569,7 +609,8 @@ class Printer {
       case "message": {
         if (unboxedWrapper(field)) return [this.kit("giveUp"), "()"];
         const h = handlingOf(field.message);
-        if (h === "via") return [...this.viaGuard(field.message), this.kit("writeVia"), "(", this.imports.schema(field.message), ", ", value, ")"];
+        if (h === "via")
+          return [...this.viaGuard(field.message), this.kit("writeVia"), "(", this.imports.schema(field.message), ", ", value, ")"];
         return [...this.messageWriter(field.message), "(", value, h === "generated" ? ", r)" : ")"];
       }
       default:
@@ -630,7 +671,16 @@ class Printer {
       case "value":
         return [this.kit("writeValue")];
       case "via":
-        return ["(item: unknown", opaque(m) ? ", r: boolean" : "", ") => ", ...this.viaGuard(m), this.kit("writeVia"), "(", this.imports.schema(m), ", item)"];
+        return [
+          "(item: unknown",
+          opaque(m) ? ", r: boolean" : "",
+          ") => ",
+          ...this.viaGuard(m),
+          this.kit("writeVia"),
+          "(",
+          this.imports.schema(m),
+          ", item)",
+        ];
     }
   }
 

@@ -95,9 +95,13 @@ export function wellKnownSchema(typeName: string): JsonObject | undefined {
     case "google.protobuf.Timestamp":
       return { type: "string", format: "date-time", description: "RFC 3339, always UTC (`Z`), with 0, 3, 6 or 9 fractional digits." };
     case "google.protobuf.Duration":
-      return { type: "string", pattern: durationPattern, description: 'Seconds with up to 9 fractional digits and the suffix `s`, e.g. `"1.5s"`.' };
+      return {
+        type: "string",
+        pattern: durationPattern,
+        description: 'Seconds with up to 9 fractional digits and the suffix `s`, e.g. `"1.5s"`.',
+      };
     case "google.protobuf.FieldMask":
-      return { type: "string", description: "Comma-separated field paths in lowerCamelCase, e.g. `\"user.displayName,photo\"`." };
+      return { type: "string", description: 'Comma-separated field paths in lowerCamelCase, e.g. `"user.displayName,photo"`.' };
     case "google.protobuf.Struct":
       return { type: "object", description: "Any JSON object." };
     case "google.protobuf.Value":
@@ -107,7 +111,8 @@ export function wellKnownSchema(typeName: string): JsonObject | undefined {
     case "google.protobuf.Any":
       return {
         type: "object",
-        description: "A message of any type: `@type` names it, the other properties are its fields (or `value`, for a type with a special JSON form).",
+        description:
+          "A message of any type: `@type` names it, the other properties are its fields (or `value`, for a type with a special JSON form).",
         properties: { "@type": { type: "string", description: "type.googleapis.com/<full message name>" } },
         required: ["@type"],
       };
@@ -160,7 +165,11 @@ export class SchemaSet {
         return { type: "array", items: this.element(field) };
       case "map": {
         const value =
-          field.mapKind === "scalar" ? scalarSchema(field.scalar) : field.mapKind === "enum" ? this.enumRef(field.enum) : this.message(field.message);
+          field.mapKind === "scalar"
+            ? scalarSchema(field.scalar)
+            : field.mapKind === "enum"
+              ? this.enumRef(field.enum)
+              : this.message(field.message);
         return { type: "object", propertyNames: mapKeySchema(field.mapKey), additionalProperties: value };
       }
     }
@@ -221,7 +230,12 @@ export class SchemaSet {
       const d = descriptionOf(f);
       const b = this.behaviors(f);
       if (d !== undefined || b.outputOnly || b.inputOnly) {
-        s = { ...s, ...(d === undefined ? {} : { description: d }), ...(b.outputOnly ? { readOnly: true } : {}), ...(b.inputOnly ? { writeOnly: true } : {}) };
+        s = {
+          ...s,
+          ...(d === undefined ? {} : { description: d }),
+          ...(b.outputOnly ? { readOnly: true } : {}),
+          ...(b.inputOnly ? { writeOnly: true } : {}),
+        };
       }
       properties[f.jsonName] = s;
       if (b.required) required.push(f.jsonName);

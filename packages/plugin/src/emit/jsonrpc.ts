@@ -71,7 +71,7 @@ export function emitJsonRpcAdapter(
       f.print("  const { handlers, ...rest } = options;");
       const restCore = [createJsonRpcHandler, "(", Routes, ", handlers, ", adapterOptionsExpression(f, schema, file, "rest"), ")"];
       f.print("  try {");
-      f.print("    ", registerFastifyHandler, "(fastify, ", ...restCore, ", [\"POST\"]);");
+      f.print("    ", registerFastifyHandler, "(fastify, ", ...restCore, ', ["POST"]);');
       f.print("  } catch (e) {");
       f.print("    // A bad option: register() and ready() reject with it (thrown here, it would escape Fastify uncaught).");
       f.print("    return done(e as Error);");
@@ -95,7 +95,7 @@ export function emitJsonRpcAdapter(
       f.print("): ", Hono, " {");
       f.print("  const handle = ", fetchHandlerOf, "(", ...core, ");");
       f.print("  const app = new ", Hono, "();");
-      f.print("  app.all(\"*\", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));");
+      f.print('  app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));');
       f.print("  return app;");
       f.print("}");
       f.print();

@@ -16,9 +16,7 @@ export function lowerFirstWord(name: string): string {
 export function literal(value: unknown): string {
   if (Array.isArray(value)) return "[" + value.map(literal).join(", ") + "]";
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).map(
-      ([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${literal(v)}`,
-    );
+    const entries = Object.entries(value).map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${literal(v)}`);
     return entries.length === 0 ? "{}" : "{ " + entries.join(", ") + " }";
   }
   return JSON.stringify(value);

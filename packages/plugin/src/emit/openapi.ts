@@ -139,7 +139,8 @@ function operation(b: HttpBinding, method: string, pathParameters: JsonObject[],
   const pathFields = new Set(b.path.variables.map((v) => v.fieldPath.join(".")));
   const parameters: JsonObject[] = [...pathParameters];
   if (b.body !== "*") parameters.push(...queryParameters(rpc.input, b.body, pathFields, schemas));
-  if (media.a2a) parameters.push(...[A2A_VERSION_HEADER, A2A_EXTENSIONS_HEADER].map((name) => ({ $ref: `#/components/parameters/${name}` })));
+  if (media.a2a)
+    parameters.push(...[A2A_VERSION_HEADER, A2A_EXTENSIONS_HEADER].map((name) => ({ $ref: `#/components/parameters/${name}` })));
   if (parameters.length > 0) op["parameters"] = parameters;
 
   const sendsBody = b.body !== "" && method !== "get" && method !== "head";
@@ -149,7 +150,10 @@ function operation(b: HttpBinding, method: string, pathParameters: JsonObject[],
     if (b.body === "*") {
       // Path-bound top-level fields come from the path, so the body need not carry them.
       const bound = new Set(b.path.variables.filter((v) => v.fieldPath.length === 1).map((v) => v.fieldPath[0]!));
-      schema = bound.size === 0 ? schemas.message(rpc.input) : schemas.messageWithout(rpc.input, bound, `${rpc.input.typeName}-body-${[...bound].sort().join("-")}`);
+      schema =
+        bound.size === 0
+          ? schemas.message(rpc.input)
+          : schemas.messageWithout(rpc.input, bound, `${rpc.input.typeName}-body-${[...bound].sort().join("-")}`);
       required = rpc.input.fields.some((f) => !bound.has(f.name) && schemas.behaviors(f).required);
     } else {
       const field = rpc.input.fields.find((f) => f.name === b.body)!;
@@ -161,11 +165,13 @@ function operation(b: HttpBinding, method: string, pathParameters: JsonObject[],
     op["requestBody"] = { required, content };
   }
 
-  const output = b.responseBody === "" ? schemas.message(rpc.output) : schemas.field(rpc.output.fields.find((f) => f.name === b.responseBody)!);
+  const output =
+    b.responseBody === "" ? schemas.message(rpc.output) : schemas.field(rpc.output.fields.find((f) => f.name === b.responseBody)!);
   const ok: JsonObject = { description: `${rpc.output.typeName}${b.responseBody === "" ? "" : `.${b.responseBody}`}` };
   if (method !== "head") {
     if (rpc.methodKind === "server_streaming") {
-      ok["description"] = `A stream of ${rpc.output.typeName}: one \`data:\` line of JSON per message; an error after the first message is a final \`event: error\` whose data is {"error": google.rpc.Status}.`;
+      ok["description"] =
+        `A stream of ${rpc.output.typeName}: one \`data:\` line of JSON per message; an error after the first message is a final \`event: error\` whose data is {"error": google.rpc.Status}.`;
       ok["content"] = {
         "text/event-stream": {
           schema: { type: "string", description: "Server-sent events." },
@@ -216,7 +222,9 @@ function queryParameters(input: DescMessage, body: string, pathFields: ReadonlyS
 
 function querySchema(f: DescField, schemas: SchemaSet): JsonObject | undefined {
   const one = (m: DescMessage) =>
-    jsonTextMessages.has(m.typeName) ? { type: "string", contentMediaType: "application/json", description: `${m.typeName} as JSON text.` } : schemas.message(m);
+    jsonTextMessages.has(m.typeName)
+      ? { type: "string", contentMediaType: "application/json", description: `${m.typeName} as JSON text.` }
+      : schemas.message(m);
   switch (f.fieldKind) {
     case "scalar":
     case "enum":
@@ -224,7 +232,8 @@ function querySchema(f: DescField, schemas: SchemaSet): JsonObject | undefined {
     case "message":
       return queryScalarMessages.has(f.message.typeName) ? one(f.message) : undefined;
     case "list":
-      if (f.listKind === "message") return queryScalarMessages.has(f.message.typeName) ? { type: "array", items: one(f.message) } : undefined;
+      if (f.listKind === "message")
+        return queryScalarMessages.has(f.message.typeName) ? { type: "array", items: one(f.message) } : undefined;
       return schemas.field(f);
     case "map":
       return undefined;
@@ -261,10 +270,16 @@ class PathTable {
       const parts = pathParts(b, expand, this.schemas);
       const shape = parts.map((p) => (typeof p === "string" ? p : "{}")).join("");
       const existing = this.byShape.get(shape);
-      const names = existing === undefined ? parts.filter((p) => typeof p !== "string").map((p) => (p as Param).name) : paramNames(existing);
+      const names =
+        existing === undefined ? parts.filter((p) => typeof p !== "string").map((p) => (p as Param).name) : paramNames(existing);
       const key = existing ?? parts.map((p) => (typeof p === "string" ? p : `{${p.name}}`)).join("");
       const item = this.items.get(key);
-      if (item && method !== undefined && (item[method] !== undefined || (item["x-additionalOperations"] as JsonObject | undefined)?.[b.method.toUpperCase()])) continue;
+      if (
+        item &&
+        method !== undefined &&
+        (item[method] !== undefined || (item["x-additionalOperations"] as JsonObject | undefined)?.[b.method.toUpperCase()])
+      )
+        continue;
       let i = 0;
       const parameters = parts.flatMap((p) => {
         if (typeof p === "string") return [];
@@ -356,7 +371,13 @@ function pathParts(b: HttpBinding, expand: boolean, schemas: SchemaSet): (string
   return out;
 }
 
-function variableParam(b: HttpBinding, field: string, covered: HttpBinding["path"]["segments"], multiSegment: boolean, schemas: SchemaSet): Param {
+function variableParam(
+  b: HttpBinding,
+  field: string,
+  covered: HttpBinding["path"]["segments"],
+  multiSegment: boolean,
+  schemas: SchemaSet,
+): Param {
   const fieldDesc = fieldAt(b.rpc.input, field.split("."));
   // A scalar or enum as in the body; only a string can carry the template's pattern.
   const schema: JsonObject = fieldDesc === undefined ? { type: "string" } : { ...schemas.field(fieldDesc) };
@@ -421,7 +442,10 @@ class OperationIds {
 }
 
 function summaryOf(description: string): string {
-  const first = description.split(/\n\s*\n/)[0]!.replace(/\s+/g, " ").trim();
+  const first = description
+    .split(/\n\s*\n/)[0]!
+    .replace(/\s+/g, " ")
+    .trim();
   const sentence = /^(.*?[.!?])(\s|$)/.exec(first);
   return (sentence ? sentence[1]! : first).slice(0, 120);
 }
@@ -432,7 +456,10 @@ function title(file: DescFile, services: readonly ServiceRoutes[]): string {
 
 /** The version segment of the package (`lf.a2a.v1` gives `v1`), else the file name. */
 function apiVersion(file: DescFile): string {
-  const v = file.proto.package.split(".").reverse().find((p) => /^v\d+/.test(p));
+  const v = file.proto.package
+    .split(".")
+    .reverse()
+    .find((p) => /^v\d+/.test(p));
   return v ?? "0.0.0";
 }
 

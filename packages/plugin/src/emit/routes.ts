@@ -41,7 +41,21 @@ export function emitRoutesFile(
       if (rpc.methodKind === "server_streaming") {
         f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): AsyncIterable<", MessageInitShape, "<typeof ", Res, ">>;");
       } else {
-        f.print("  ", rpc.localName, "(request: ", Req, ", context: Ctx): ", MessageInitShape, "<typeof ", Res, "> | Promise<", MessageInitShape, "<typeof ", Res, ">>;");
+        f.print(
+          "  ",
+          rpc.localName,
+          "(request: ",
+          Req,
+          ", context: Ctx): ",
+          MessageInitShape,
+          "<typeof ",
+          Res,
+          "> | Promise<",
+          MessageInitShape,
+          "<typeof ",
+          Res,
+          ">>;",
+        );
       }
     }
     f.print("}");

@@ -67,7 +67,18 @@ function emitAdapter(
       const registerFastifyService = f.import("registerFastifyService", runtime.fastify);
       const Options = service.name + "FastifyOptions";
       f.print("/** What `", base, "Fastify` is registered with: the handlers and the adapter options. */");
-      f.print(f.export("interface", Options), "<Ctx extends ", HandlerContext, " = ", HandlerContext, "> extends ", ServerOptions, "<Ctx, ", FastifyRequest, "> {");
+      f.print(
+        f.export("interface", Options),
+        "<Ctx extends ",
+        HandlerContext,
+        " = ",
+        HandlerContext,
+        "> extends ",
+        ServerOptions,
+        "<Ctx, ",
+        FastifyRequest,
+        "> {",
+      );
       f.print("  readonly handlers: Partial<", Handlers, "<Ctx>>;");
       f.print("}");
       f.print();
@@ -109,7 +120,7 @@ function emitAdapter(
       f.print("): ", Hono, " {");
       f.print("  const handle = ", createFetchHandler, "(", Routes, ", handlers, ", opts("options"), ");");
       f.print("  const app = new ", Hono, "();");
-      f.print("  app.all(\"*\", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));");
+      f.print('  app.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));');
       f.print("  return app;");
       f.print("}");
       f.print();

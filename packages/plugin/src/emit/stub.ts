@@ -19,7 +19,15 @@ export function emitStubFile(schema: Schema<PluginOptions>, file: DescFile, serv
   const a2a = schema.options.profile === "a2a";
   const unimplemented = a2a
     ? (method: string, message: Printable) => [f.import("A2AErrors", runtime), ".notImplemented(", f.string(method), ", ", message, ")"]
-    : (_method: string, message: Printable) => ["new ", f.import("RpcError", runtime), "(", f.import("Code", runtime), ".UNIMPLEMENTED, ", message, ")"];
+    : (_method: string, message: Printable) => [
+        "new ",
+        f.import("RpcError", runtime),
+        "(",
+        f.import("Code", runtime),
+        ".UNIMPLEMENTED, ",
+        message,
+        ")",
+      ];
   const imports = createDescImports(f);
   for (const { service, rpcs } of services) {
     const Handlers = f.import(service.name + "Handlers", `./${file.name}_http.js`, true);

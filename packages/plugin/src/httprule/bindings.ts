@@ -59,9 +59,7 @@ export function hasWildcardAfterDeep(path: PathTemplate): boolean {
 
 export function ruleError(rpc: DescMethod, template: string, reason: string): HttpRuleError {
   const t = template === "" ? "" : `template ${JSON.stringify(template)} in `;
-  return new HttpRuleError(
-    `invalid http rule on ${rpc.parent.typeName}.${rpc.name}: ${reason} (${t}${rpc.parent.file.name}.proto)`,
-  );
+  return new HttpRuleError(`invalid http rule on ${rpc.parent.typeName}.${rpc.name}: ${reason} (${t}${rpc.parent.file.name}.proto)`);
 }
 
 function patternOf(rule: HttpRule): { method: string; path: string } {
@@ -117,11 +115,7 @@ function toBinding(rpc: DescMethod, rule: HttpRule, additional: boolean): HttpBi
   }
   const responseBody = rule.responseBody;
   if (responseBody !== "" && !rpc.output.fields.some((f) => f.name === responseBody)) {
-    throw ruleError(
-      rpc,
-      template,
-      `response_body ${JSON.stringify(responseBody)} is not a field of ${rpc.output.typeName}`,
-    );
+    throw ruleError(rpc, template, `response_body ${JSON.stringify(responseBody)} is not a field of ${rpc.output.typeName}`);
   }
   return { rpc, method, path, body, responseBody, additional };
 }

@@ -87,7 +87,9 @@ export function runScaffoldCli(args: string[]): number {
   }
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65535)) {
-    process.stderr.write(`protoc-gen-a2a-http scaffold: --port must be a port number below 65535 (gRPC takes the next), not "${values.port}"\n`);
+    process.stderr.write(
+      `protoc-gen-a2a-http scaffold: --port must be a port number below 65535 (gRPC takes the next), not "${values.port}"\n`,
+    );
     return 2;
   }
   const proto = values.proto ?? defaultProto();
@@ -96,7 +98,12 @@ export function runScaffoldCli(args: string[]): number {
     return 2;
   }
   try {
-    const { files: written, left, merged, packages } = scaffold({
+    const {
+      files: written,
+      left,
+      merged,
+      packages,
+    } = scaffold({
       dir: positionals[0]!,
       framework,
       proto,

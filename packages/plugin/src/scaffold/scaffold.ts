@@ -43,7 +43,6 @@ export interface ScaffoldOptions {
   readonly port?: number | undefined;
 }
 
-
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const templateDir = join(packageRoot, "templates", "scaffold");
 const require = createRequire(import.meta.url);
@@ -96,7 +95,11 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   // copies vendor/). Checkout folders are linked by relative paths.
   const vendored = packages.source === "tarballs" ? vendorTarballs(packages) : undefined;
   const specs = vendored?.specs ?? relativeTo(dir, packages);
-  const packageName = basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "") || "a2a-agent";
+  const packageName =
+    basename(dir)
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, "-")
+      .replace(/^[._-]+/, "") || "a2a-agent";
   const profile = service.typeName.endsWith(".A2AService") ? "a2a" : "none";
   const engine = profile === "a2a" ? service.engine : undefined;
 
@@ -281,9 +284,7 @@ function describeService(protoPath: string, wanted: string | undefined): Service
   if (services.length === 0) throw new ScaffoldError(`${basename(protoPath)} has no service with google.api.http rules`);
   const chosen = wanted ? services.find((s) => s.service.name === wanted || s.service.typeName === wanted) : services[0];
   if (!chosen) {
-    throw new ScaffoldError(
-      `service "${wanted}" not found; ${basename(protoPath)} has ${services.map((s) => s.service.name).join(", ")}`,
-    );
+    throw new ScaffoldError(`service "${wanted}" not found; ${basename(protoPath)} has ${services.map((s) => s.service.name).join(", ")}`);
   }
   const a2a = a2aMessagesOf(chosen.service);
   return {
@@ -291,11 +292,11 @@ function describeService(protoPath: string, wanted: string | undefined): Service
     typeName: chosen.service.typeName,
     engine: a2a?.card ? { pbModule: a2a.card.file.name + "_pb", cardName: a2a.card.name } : undefined,
     methods: chosen.rpcs.map((m) => ({
-        localName: m.localName,
-        name: m.name,
-        streaming: m.methodKind === "server_streaming",
-        jsDoc: firstSentence(withoutInternalComments(protoplugin.getComments(m).leading ?? "")),
-      })),
+      localName: m.localName,
+      name: m.name,
+      streaming: m.methodKind === "server_streaming",
+      jsDoc: firstSentence(withoutInternalComments(protoplugin.getComments(m).leading ?? "")),
+    })),
   };
 }
 

@@ -4,7 +4,15 @@
  * (HTTP+JSON, JSON-RPC, gRPC) serves it unchanged. The rules are those of
  * A2A v1.0.1; docs/agent.md explains them and the design.
  */
-import { clone, create, protoInt64, toJsonString, type DescMessage, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import {
+  clone,
+  create,
+  protoInt64,
+  toJsonString,
+  type DescMessage,
+  type DescService,
+  type Message as ProtoMessage,
+} from "@bufbuild/protobuf";
 import { TimestampSchema, timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
@@ -217,7 +225,8 @@ export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "
     timestamp: (seconds, nanos) => m.timestamp({ seconds, nanos }),
     status: (state, message, timestamp) => m.status({ state, message, timestamp }),
     statusUpdate: (taskId, contextId, status) => m.statusUpdate({ taskId, contextId, status }),
-    artifactUpdate: (taskId, contextId, artifact, append, lastChunk) => m.artifactUpdate({ taskId, contextId, artifact, append, lastChunk }),
+    artifactUpdate: (taskId, contextId, artifact, append, lastChunk) =>
+      m.artifactUpdate({ taskId, contextId, artifact, append, lastChunk }),
     stream: (payload, value) => m.stream({ payload: { case: payload, value } }),
   };
   const ts = TimestampSchema.typeName;
@@ -407,7 +416,7 @@ const STALE_RETRIES = 5;
 /** Tasks the sweeper ends per round when their instance stopped. */
 const SWEEP_BATCH = 50;
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- requests are the user's generated messages; the engine reads A2A's fields of them */
+// biome-ignore lint/suspicious/noExplicitAny: requests are the user's generated messages; the engine reads A2A's fields of them
 type AnyRequest = any;
 
 /**
@@ -686,7 +695,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     // within this call: no promise of its own, nothing for the next to wait on.
     let p: Promise<void> | undefined;
     try {
-      p = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))) as Promise<void> | undefined;
+      p = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))) as
+        | Promise<void>
+        | undefined;
     } catch (e) {
       p = Promise.reject(e);
     }
@@ -699,7 +710,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   /** A publication that is refused, or a reply. */
   function publishOther(run: Run, change: Change | "reply", reply?: Content<T>): void | Promise<void> {
-    if (run.done) throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
+    if (run.done)
+      throw A2AErrors.invalidAgentResponse(`task ${run.key.id} takes no more updates: it has ended, is waiting for input, or was canceled`);
     if (change === "reply") {
       const contextId = run.unstored?.task.contextId;
       if (contextId !== undefined) {
@@ -804,9 +816,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   function toArtifact(a: T["artifact"] | string): TaskLike["artifacts"][number] {
-    const artifact = (
-      typeof a === "string" ? make.artifact({ parts: partsOf(a) }) : create(schemas.artifact, a as never)
-    ) as unknown as TaskLike["artifacts"][number];
+    const artifact = (typeof a === "string"
+      ? make.artifact({ parts: partsOf(a) })
+      : create(schemas.artifact, a as never)) as unknown as TaskLike["artifacts"][number];
     if (artifact.artifactId === "") artifact.artifactId = crypto.randomUUID();
     return artifact;
   }
@@ -886,7 +898,13 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   /** The task of a checked request, continued or new, and its executor started. */
-  function open(req: AnyRequest, ctx: HandlerContext, stream: boolean, incoming: MessageLike, pushInit: PushConfigLike | undefined): Run | Promise<Run> {
+  function open(
+    req: AnyRequest,
+    ctx: HandlerContext,
+    stream: boolean,
+    incoming: MessageLike,
+    pushInit: PushConfigLike | undefined,
+  ): Run | Promise<Run> {
     if (incoming.taskId !== "") return openContinued(ctx, stream, incoming, pushInit);
     const controller = new LazyAbort();
     const key = keyOf(ctx, crypto.randomUUID());
@@ -904,13 +922,20 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     runs.set(run.topic, run);
     // Asked to answer at once: the task must exist before the executor has said anything.
     if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
-      return settingUp(run, () => locked(run.topic, async () => store1st(run))).then(() => launch(run, ctx, stream, message, snapshot, false));
+      return settingUp(run, () => locked(run.topic, async () => store1st(run))).then(() =>
+        launch(run, ctx, stream, message, snapshot, false),
+      );
     }
     return launch(run, ctx, stream, message, snapshot, false);
   }
 
   /** A message to an existing task: its turn stored (WORKING, the message in its history) under the task's lock. */
-  async function openContinued(ctx: HandlerContext, stream: boolean, incoming: MessageLike, pushInit: PushConfigLike | undefined): Promise<Run> {
+  async function openContinued(
+    ctx: HandlerContext,
+    stream: boolean,
+    incoming: MessageLike,
+    pushInit: PushConfigLike | undefined,
+  ): Promise<Run> {
     const controller = new LazyAbort();
     const at = Date.now();
     const key = keyOf(ctx, incoming.taskId);
@@ -928,7 +953,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       }
       // Across instances the stored state tells: an executor somewhere is at work until it ends or is interrupted.
       if (runs.has(run.topic) || (shared && !isInterrupted(state))) {
-        throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, { taskId: key.id });
+        throw A2AErrors.unsupportedOperation(`task ${key.id} is still working on an earlier message: wait for it or cancel it`, {
+          taskId: key.id,
+        });
       }
       // Before anything of this turn is stored, so that a refused config leaves the task as it was.
       if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key));
@@ -1123,7 +1150,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     return unlessAborted(run.first.promise, ctx.signal).then((first) => answerWith(run, first, config));
   }
 
-  function answerWith(run: Run, first: First | undefined, config: { historyLength?: number } | undefined): SendAnswer | Promise<SendAnswer> {
+  function answerWith(
+    run: Run,
+    first: First | undefined,
+    config: { historyLength?: number } | undefined,
+  ): SendAnswer | Promise<SendAnswer> {
     if (first && "message" in first) return { payload: { case: "message", value: first.message } };
     const answer = (stored: { task: TaskLike } | undefined): SendAnswer => {
       if (!stored) throw A2AErrors.taskNotFound(run.key.id);
@@ -1234,7 +1265,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
             if (!stored) throw A2AErrors.taskNotFound(req.id);
             const state = stored.task.status?.state ?? 0;
             if (isTerminal(state)) {
-              throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, { taskId: req.id });
+              throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, {
+                taskId: req.id,
+              });
             }
             return { first: [{ payload: { case: "task", value: stored.task } }], follow: followOf(sub, key, stored.version), sub };
           } catch (e) {
@@ -1307,7 +1340,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   function requireStreaming(): void {
-    if (!currentCard().capabilities?.streaming) throw A2AErrors.unsupportedOperation("this agent does not stream (its card says streaming: false)");
+    if (!currentCard().capabilities?.streaming)
+      throw A2AErrors.unsupportedOperation("this agent does not stream (its card says streaming: false)");
   }
 
   /** The push sender, when the card offers push and there is one; else PushNotificationNotSupported. */
@@ -1364,7 +1398,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const state = stored?.task.status?.state ?? 0;
       if (isTerminal(state)) ended = state;
     }
-    if (ended !== undefined) stopRuns(topic, `task ${key.id} was ${ended === TaskState.CANCELED ? "canceled" : `ended (${stateName(ended)})`} through another instance`);
+    if (ended !== undefined)
+      stopRuns(
+        topic,
+        `task ${key.id} was ${ended === TaskState.CANCELED ? "canceled" : `ended (${stateName(ended)})`} through another instance`,
+      );
   }
 
   /** After notifications may have been lost: every task followed here catches up from the store. */
@@ -1387,7 +1425,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const topic = topicOf(t.key);
       // Our own lease lapsed while the run goes on here (a stalled event loop): renewing is the answer, not failing.
       if (t.holder === shared!.instance && runsOn(topic, true)) continue;
-      const reason = "the agent instance that was working on this task stopped renewing its lease (it stopped or lost the database); the task cannot go on";
+      const reason =
+        "the agent instance that was working on this task stopped renewing its lease (it stopped or lost the database); the task cannot go on";
       const next = statusChange(t.task, TaskState.FAILED, agentMessage(reason, t.key.id, t.task.contextId), Date.now());
       try {
         await shared!.takeOver(t.key, next.task, t.version, statusTime(next.task), next.event);
@@ -1466,7 +1505,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
  * The `pushSender` option, checked: a card that offers push needs a sender,
  * and the `push` options of earlier versions must not be dropped silently.
  */
-function pushSenderOf<Card extends AgentCardLike>(options: Pick<AgentOptions<AgentTypes, Card>, "card" | "pushSender">): PushSender | undefined {
+function pushSenderOf<Card extends AgentCardLike>(
+  options: Pick<AgentOptions<AgentTypes, Card>, "card" | "pushSender">,
+): PushSender | undefined {
   if ((options as { push?: unknown }).push !== undefined) {
     throw new TypeError('a2a-http agent: the push option is gone; pass pushSender: createPushSender(options) from "a2a-http/push"');
   }

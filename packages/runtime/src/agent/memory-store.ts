@@ -67,7 +67,10 @@ export interface MemoryStoreSync {
   pushConfigs(key: TaskKey): ReadonlyMap<string, PushConfigLike> | undefined;
 }
 
-const syncOf = new WeakMap<AgentStore, { tasks: TaskStore; pushConfigs: PushConfigStore; sync: MemoryStoreSync; methods: readonly unknown[] }>();
+const syncOf = new WeakMap<
+  AgentStore,
+  { tasks: TaskStore; pushConfigs: PushConfigStore; sync: MemoryStoreSync; methods: readonly unknown[] }
+>();
 
 /**
  * The synchronous side of a store made by {@link createMemoryStore}, while its

@@ -265,7 +265,11 @@ function guardedLookup(guard: WebhookGuard, onRefused: (e: WebhookNotAllowedErro
         const addresses = family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
         const first = addresses[0];
         if (!first) callback(Object.assign(new Error(`host "${hostname}" has no IPv${family} address`), { code: "ENOTFOUND" }), "");
-        else if (options.all) callback(null, addresses.map(({ address, family }) => ({ address, family })));
+        else if (options.all)
+          callback(
+            null,
+            addresses.map(({ address, family }) => ({ address, family })),
+          );
         else callback(null, first.address, first.family);
       },
       (e: unknown) => {

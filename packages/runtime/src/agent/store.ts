@@ -68,7 +68,11 @@ export interface TaskPage<Task extends TaskLike = TaskLike> {
 
 /** Thrown by {@link TaskStore.commit} when the task changed since it was read. */
 export class StaleVersionError extends Error {
-  constructor(readonly key: TaskKey, readonly expected: number, readonly actual: number) {
+  constructor(
+    readonly key: TaskKey,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
     super(`task ${key.id} is at version ${actual}, not ${expected}`);
     this.name = "StaleVersionError";
   }

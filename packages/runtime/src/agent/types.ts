@@ -157,7 +157,4 @@ export interface TaskUpdater<T extends AgentTypes = AgentTypes> {
  * the status message is the message of an {@link RpcError}, or a generic one
  * (the error goes to `onError`).
  */
-export type AgentExecutor<T extends AgentTypes = AgentTypes> = (
-  input: ExecutorInput<T>,
-  task: TaskUpdater<T>,
-) => void | Promise<void>;
+export type AgentExecutor<T extends AgentTypes = AgentTypes> = (input: ExecutorInput<T>, task: TaskUpdater<T>) => void | Promise<void>;

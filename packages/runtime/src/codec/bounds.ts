@@ -48,7 +48,9 @@ function notFinite(path: string, value: number): RpcError {
 }
 
 /** A problem found on a walk: what it is and where (a JSON path). */
-type Bad = { readonly kind: "key"; readonly key: string; readonly path: string } | { readonly kind: "number"; readonly value: number; readonly path: string };
+type Bad =
+  | { readonly kind: "key"; readonly key: string; readonly path: string }
+  | { readonly kind: "number"; readonly value: number; readonly path: string };
 
 /**
  * Checks a parsed JSON value (a request body, JSON-RPC envelope included):
@@ -250,4 +252,3 @@ class MessageWalk {
     this.count += walkJson(v, this.max - this.count, this.max, path);
   }
 }
-

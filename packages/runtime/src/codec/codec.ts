@@ -1,14 +1,6 @@
 // The framework-free request/response codec: HTTP path variables, query and
 // JSON body in, a protobuf-es message out; a message in, its JSON out.
-import {
-  create,
-  toJson,
-  type DescField,
-  type DescMessage,
-  type JsonValue,
-  type Message,
-  type Registry,
-} from "@bufbuild/protobuf";
+import { create, toJson, type DescField, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
@@ -378,7 +370,15 @@ function responseField(route: RouteBinding): DescField | null {
 export function encodeResponse(route: RouteBinding, result: unknown, options?: EncodeOptions): unknown {
   const schema = route.output;
   const f = responseField(route);
-  if (f === null) return writeResult(schema, routeCodecs(route, options)?.output, result, options?.emitRequired === true, options?.registry, options?.onSkip);
+  if (f === null)
+    return writeResult(
+      schema,
+      routeCodecs(route, options)?.output,
+      result,
+      options?.emitRequired === true,
+      options?.registry,
+      options?.onSkip,
+    );
   const message = create(schema, result as never);
   const opts = options?.registry ? { registry: options.registry } : undefined;
   // Copy the one field into an empty message and convert that, so only that

@@ -137,12 +137,7 @@ export function jsonError(desc: DescMessage, json: unknown, e: unknown, registry
  * unknown keys is parsed once; only when it fails is the lenient one run and
  * the JSON searched for an enum name that it dropped.
  */
-export function messageFromJson(
-  desc: DescMessage,
-  json: JsonValue,
-  registry: Registry | undefined,
-  codec?: MessageJsonCodec,
-): Message {
+export function messageFromJson(desc: DescMessage, json: JsonValue, registry: Registry | undefined, codec?: MessageJsonCodec): Message {
   // The generated reader succeeds only where protobuf-es's lenient parse
   // gives the same message and no enum name was dropped (it gives up on an
   // unknown one), so its answer is the answer; otherwise on as before.

@@ -78,7 +78,13 @@ export function writeResult(
   }
 }
 
-function writeWhole(desc: DescMessage, codec: MessageJsonCodec | undefined, value: unknown, emitRequired: boolean, registry?: Registry): JsonValue {
+function writeWhole(
+  desc: DescMessage,
+  codec: MessageJsonCodec | undefined,
+  value: unknown,
+  emitRequired: boolean,
+  registry?: Registry,
+): JsonValue {
   if (codec !== undefined) {
     const written = codec.write(value as Message, emitRequired);
     if (written !== undefined) return written;
@@ -117,7 +123,9 @@ function writeSkipping(
       } catch (e) {
         skipped = true;
         const why = e instanceof Error ? e.message : String(e);
-        onSkip(new Error(`${desc.typeName}.${f.name}[${i}] cannot be written as JSON and was left out of the answer: ${why}`, { cause: e }));
+        onSkip(
+          new Error(`${desc.typeName}.${f.name}[${i}] cannot be written as JSON and was left out of the answer: ${why}`, { cause: e }),
+        );
       }
     }
     copy[f.localName] = kept;

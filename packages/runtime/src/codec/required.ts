@@ -64,10 +64,12 @@ function buildPlans(root: DescMessage): void {
     changed = false;
     for (const d of all) {
       if (needs.has(d)) continue;
-      if (d.fields.some((f) => {
-        const m = messageType(f);
-        return m !== undefined && needsVisit(m);
-      })) {
+      if (
+        d.fields.some((f) => {
+          const m = messageType(f);
+          return m !== undefined && needsVisit(m);
+        })
+      ) {
         needs.add(d);
         changed = true;
       }
@@ -129,12 +131,7 @@ function maskTree(paths: readonly string[]): MaskNode | undefined {
  * Walks `msg` for missing REQUIRED fields. With `mask`, only the fields in
  * it are checked (and below a field in it whole, everything).
  */
-function walk(
-  msg: ReflectMessage,
-  prefix: string,
-  out: { field: string; description: string }[],
-  mask?: MaskNode,
-): void {
+function walk(msg: ReflectMessage, prefix: string, out: { field: string; description: string }[], mask?: MaskNode): void {
   const p = plan(msg.desc);
   if (p === null) return;
   for (const f of p.required) {
@@ -230,11 +227,7 @@ export function checkRequired(schema: DescMessage, message: Message, complete?: 
   const out = requiredViolations(schema, message);
   if (out.length === 0) return;
   const names = out.map((v) => v.field);
-  throw new RpcError(
-    Code.INVALID_ARGUMENT,
-    `missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`,
-    [badRequest(out)],
-  );
+  throw new RpcError(Code.INVALID_ARGUMENT, `missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, [badRequest(out)]);
 }
 
 /** The missing REQUIRED fields, found through reflect() (the reference for the fast check). */

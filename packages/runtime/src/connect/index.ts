@@ -12,14 +12,7 @@
  */
 import { fromJson, type DescMessage, type DescService, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { Code as ConnectCode, ConnectError, type HandlerContext as ConnectContext, type ServiceImpl } from "@connectrpc/connect";
-import {
-  A2A_DEFAULT_VERSIONS,
-  A2A_TENANT,
-  A2AErrors,
-  a2aVersionCheck,
-  parseA2AExtensions,
-  requestedA2AVersion,
-} from "../a2a.js";
+import { A2A_DEFAULT_VERSIONS, A2A_TENANT, A2AErrors, a2aVersionCheck, parseA2AExtensions, requestedA2AVersion } from "../a2a.js";
 import { checkMessage } from "../codec/bounds.js";
 import { checkRequired } from "../codec/required.js";
 import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
@@ -132,7 +125,9 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
 
   for (const route of routes) {
     if (route.descriptor.parent.typeName !== service.typeName) {
-      throw new Error(`connectServiceImpl: rpc ${route.rpc} of the route table belongs to ${route.descriptor.parent.typeName}, not ${service.typeName}`);
+      throw new Error(
+        `connectServiceImpl: rpc ${route.rpc} of the route table belongs to ${route.descriptor.parent.typeName}, not ${service.typeName}`,
+      );
     }
     const name = route.descriptor.localName;
     if (name in impl) continue;

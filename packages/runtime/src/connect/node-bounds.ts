@@ -47,7 +47,10 @@ export interface RequestBoundsOptions {
  *
  *     withRequestBounds(connectNodeAdapter({ routes, ...o.adapter }), { services: [A2AService], readMaxBytes: o.adapter.readMaxBytes })
  */
-export function withRequestBounds<Listener extends (req: never, res: never) => unknown>(listener: Listener, options: RequestBoundsOptions): Listener {
+export function withRequestBounds<Listener extends (req: never, res: never) => unknown>(
+  listener: Listener,
+  options: RequestBoundsOptions,
+): Listener {
   const maxElements = options.maxElements ?? DEFAULT_MAX_ELEMENTS;
   const readMaxBytes = options.readMaxBytes ?? DEFAULT_BODY_LIMIT;
   const inputs = new Map<string, DescMessage>();
@@ -92,7 +95,10 @@ export function withRequestBounds<Listener extends (req: never, res: never) => u
 type Framing = { kind: "enveloped"; grpc: boolean; type: string; json: boolean } | { kind: "bare"; json: boolean };
 
 function framingOf(headers: NodeRequestLike["headers"]): Framing | undefined {
-  const type = String(headers["content-type"] ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  const type = String(headers["content-type"] ?? "")
+    .split(";", 1)[0]!
+    .trim()
+    .toLowerCase();
   switch (type) {
     case "application/grpc":
     case "application/grpc+proto":
@@ -134,7 +140,10 @@ function checkOne(input: DescMessage, bytes: Uint8Array, json: boolean, maxEleme
 }
 
 /** Reads the body until it ends or passes `limit` bytes; what is left unread stays in `rest`. */
-async function readUpTo(req: NodeRequestLike, limit: number): Promise<{ chunks: Uint8Array[]; rest: AsyncIterator<Uint8Array> | undefined }> {
+async function readUpTo(
+  req: NodeRequestLike,
+  limit: number,
+): Promise<{ chunks: Uint8Array[]; rest: AsyncIterator<Uint8Array> | undefined }> {
   const it = req[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -230,7 +239,9 @@ interface Zlib {
  */
 function inflate(bytes: Uint8Array, encoding: string, max: number): Uint8Array | undefined {
   if (encoding === "identity") return bytes;
-  const zlib = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:zlib") as Zlib | undefined;
+  const zlib = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:zlib") as
+    | Zlib
+    | undefined;
   if (zlib === undefined) return undefined;
   try {
     if (encoding === "gzip") return zlib.gunzipSync(bytes, { maxOutputLength: max });
@@ -252,6 +263,9 @@ function refuse(framing: Framing, res: NodeResponseLike, err: RpcError): void {
   }
   // Connect's error body; its HTTP status for the code (resource_exhausted: 429, invalid_argument: 400).
   const body = JSON.stringify({ code, message: err.message });
-  res.writeHead(code === "resource_exhausted" ? 429 : 400, { "content-type": "application/json", "content-length": String(new TextEncoder().encode(body).length) });
+  res.writeHead(code === "resource_exhausted" ? 429 : 400, {
+    "content-type": "application/json",
+    "content-length": String(new TextEncoder().encode(body).length),
+  });
   res.end(body);
 }

@@ -52,7 +52,8 @@ export function grpcServerOptions(limits: GrpcServerLimits = {}): GrpcServerOpti
   for (const [k, v] of Object.entries(limits) as [keyof GrpcServerLimits, number | undefined][]) if (v !== undefined) l[k] = v;
   for (const k of Object.keys(l) as (keyof GrpcServerLimits)[]) {
     const min = k === "idleTimeoutMs" ? 0 : 1;
-    if (!Number.isInteger(l[k]) || l[k] < min) throw new Error(`grpcServerOptions: ${k} must be an integer of at least ${min}, not ${l[k]}`);
+    if (!Number.isInteger(l[k]) || l[k] < min)
+      throw new Error(`grpcServerOptions: ${k} must be an integer of at least ${min}, not ${l[k]}`);
   }
   return {
     http2: { maxSessionMemory: l.maxSessionMemory, settings: { maxConcurrentStreams: l.maxConcurrentStreams } },

@@ -44,8 +44,7 @@ import { JsonRpcCode, toJsonRpcError, type JsonRpcErrorObject } from "./errors.j
  * Options of the JSON-RPC binding: those of HTTP+JSON (`keepAliveMs` and
  * `unaryTimeoutMs` included, see {@link ServerOptions}), plus batches.
  */
-export interface JsonRpcServerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
-  extends ServerOptions<Ctx, Native> {
+export interface JsonRpcServerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown> extends ServerOptions<Ctx, Native> {
   /**
    * The most requests one batch may hold; a larger batch is refused whole
    * with -32600. `0` refuses every batch. Default 32. Batched requests run
@@ -208,7 +207,11 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       // Too many elements is a 413, as a body over the size limit is.
       if (e.httpStatus === 413) return failure(id, { code: JsonRpcCode.INVALID_REQUEST, message: e.message }, 413);
       const key = findForbiddenKey(parsed);
-      if (key !== undefined) return failure(id, { code: JsonRpcCode.INVALID_REQUEST, message: `the request has the forbidden key ${JSON.stringify(key.key)} at ${key.path}` });
+      if (key !== undefined)
+        return failure(id, {
+          code: JsonRpcCode.INVALID_REQUEST,
+          message: `the request has the forbidden key ${JSON.stringify(key.key)} at ${key.path}`,
+        });
       return failure(id, errorObject(e, undefined));
     }
   }
@@ -230,14 +233,27 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   };
 
   /** Serves one POST; `seen.id` learns the id of a single request once the body is parsed (for the deadline's answer). */
-  async function serve(req: UniversalServerRequest, deadline: Deadline | undefined, seen: { id: Id } | undefined): Promise<UniversalServerResponse> {
+  async function serve(
+    req: UniversalServerRequest,
+    deadline: Deadline | undefined,
+    seen: { id: Id } | undefined,
+  ): Promise<UniversalServerResponse> {
     const wrongHost = hostCheck?.(req.header("host"), () => req.listener?.());
     if (wrongHost !== undefined) return failure(null, errorObject(wrongHost, undefined), wrongHost.httpStatus);
     if (req.rawPath !== "/" && req.rawPath !== "") {
-      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `no JSON-RPC endpoint at ${req.rawPath}; POST to the mount point` }, 404);
+      return failure(
+        null,
+        { code: JsonRpcCode.INVALID_REQUEST, message: `no JSON-RPC endpoint at ${req.rawPath}; POST to the mount point` },
+        404,
+      );
     }
     if (req.method !== "POST") {
-      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` }, 405, { allow: "POST" });
+      return failure(
+        null,
+        { code: JsonRpcCode.INVALID_REQUEST, message: `JSON-RPC requests are POSTed, not sent with ${req.method}` },
+        405,
+        { allow: "POST" },
+      );
     }
     // Authentication before work: the factory on the headers, before one
     // byte of the body is read (a refused credential costs no reading,
@@ -272,7 +288,10 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       try {
         parsed = JSON.parse(text);
       } catch (e) {
-        throw new EnvelopeError(JsonRpcCode.PARSE_ERROR, `the request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+        throw new EnvelopeError(
+          JsonRpcCode.PARSE_ERROR,
+          `the request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       // Forbidden keys, non-finite numbers and the element cap (codec/bounds.ts), before any decoding.
       const bad = jsonBounds(parsed);
@@ -296,9 +315,13 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       }
     }
     if (parsed.length === 0) return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "an empty batch is not a request" });
-    if (maxBatch === 0) return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "batches are not served here; send one request per POST" });
+    if (maxBatch === 0)
+      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: "batches are not served here; send one request per POST" });
     if (parsed.length > maxBatch) {
-      return failure(null, { code: JsonRpcCode.INVALID_REQUEST, message: `a batch may hold at most ${maxBatch} requests, this one has ${parsed.length}` });
+      return failure(null, {
+        code: JsonRpcCode.INVALID_REQUEST,
+        message: `a batch may hold at most ${maxBatch} requests, this one has ${parsed.length}`,
+      });
     }
     const answers: JsonRpcResponse[] = [];
     let headers: Headers | undefined;
@@ -374,7 +397,15 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     const fail = (e: unknown, rpc: string | undefined, headers?: Headers): Outcome =>
       answer({ jsonrpc: "2.0", id: rid, error: errorObject(e, rpc) }, headers);
     if (method === undefined) {
-      return answer({ jsonrpc: "2.0", id: rid, error: { code: JsonRpcCode.METHOD_NOT_FOUND, message: `method not found: ${JSON.stringify(o["method"])}`, data: { method: o["method"] } } });
+      return answer({
+        jsonrpc: "2.0",
+        id: rid,
+        error: {
+          code: JsonRpcCode.METHOD_NOT_FOUND,
+          message: `method not found: ${JSON.stringify(o["method"])}`,
+          data: { method: o["method"] },
+        },
+      });
     }
     if (method.streaming && (inBatch || notification)) {
       return answer({
@@ -401,7 +432,10 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     let ctx: ServerContext;
     try {
       if (params !== undefined && params !== null && (typeof params !== "object" || Array.isArray(params))) {
-        throw new RpcError(Code.INVALID_ARGUMENT, `params must be a JSON object (${method.input.typeName}), not ${Array.isArray(params) ? "an array" : typeof params}`);
+        throw new RpcError(
+          Code.INVALID_ARGUMENT,
+          `params must be a JSON object (${method.input.typeName}), not ${Array.isArray(params) ? "an array" : typeof params}`,
+        );
       }
       const raw = method.tenantField ? jsonTenant(params) : undefined;
       if (raw) checkPathValue("tenant", raw);
@@ -420,7 +454,9 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
         if (notification) return { kind: "none" };
         const status = refusalStatus(err);
         const response: JsonRpcResponse = { jsonrpc: "2.0", id: rid, error: errorObject(err, method.rpc) };
-        return status === undefined ? { kind: "response", response, headers: ctx.touchedHeaders() } : { kind: "response", response, headers: ctx.touchedHeaders(), status };
+        return status === undefined
+          ? { kind: "response", response, headers: ctx.touchedHeaders() }
+          : { kind: "response", response, headers: ctx.touchedHeaders(), status };
       }
     }
 

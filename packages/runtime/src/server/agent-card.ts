@@ -298,10 +298,7 @@ function nodeHeaders(headers: NodeRequestLike["headers"]): HeaderReader {
  * Express routes HEAD to it as well. It writes the response itself, so
  * Express adds no ETag of its own.
  */
-export function agentCardExpress(
-  card: AgentCardSource,
-  options?: AgentCardOptions,
-): (req: NodeRequestLike, res: NodeResponseLike) => void {
+export function agentCardExpress(card: AgentCardSource, options?: AgentCardOptions): (req: NodeRequestLike, res: NodeResponseLike) => void {
   const answer = agentCardAnswer(card, options);
   const wrongHost = allowedHostsCheck(options?.allowedHosts);
   return (req, res) => {

@@ -16,7 +16,11 @@ export interface Deadline {
  * own answer, when it comes, is dropped). A call that answers synchronously
  * costs no promise. `call`'s promise must not reject.
  */
-export function withDeadline<T>(ms: number, call: (deadline: Deadline) => T | Promise<T>, onTimeout: (error: RpcError) => T): T | Promise<T> {
+export function withDeadline<T>(
+  ms: number,
+  call: (deadline: Deadline) => T | Promise<T>,
+  onTimeout: (error: RpcError) => T,
+): T | Promise<T> {
   const controller = new AbortController();
   let resolve: ((value: T) => void) | undefined;
   // Started before the call, so that the time the call takes to return counts too.

@@ -12,14 +12,15 @@ export const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
 export const DISCARD_MAX_MS = 5_000;
 
 /** The members of node's IncomingMessage this module uses (listeners typed as node types them). */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface IncomingLike {
   readonly headers: Record<string, string | string[] | undefined>;
   readonly readableEnded: boolean;
   readonly destroyed: boolean;
   readonly complete?: boolean;
   readonly readableFlowing?: boolean | null;
+  // biome-ignore lint/suspicious/noExplicitAny: node's own signature, so that IncomingMessage is assignable
   on(event: string, listener: (...args: any[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
   off(event: string, listener: (...args: any[]) => void): unknown;
   resume(): unknown;
 }

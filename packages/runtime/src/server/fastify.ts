@@ -50,7 +50,11 @@ export function registerFastifyService<Ctx extends HandlerContext = HandlerConte
   handlers: object,
   options?: HttpHandlerOptions<Ctx, Native>,
 ): void {
-  registerFastifyHandler(fastify, createHttpHandler(routes, handlers, options), routes.map((r) => r.method));
+  registerFastifyHandler(
+    fastify,
+    createHttpHandler(routes, handlers, options),
+    routes.map((r) => r.method),
+  );
 }
 
 /**
@@ -138,12 +142,9 @@ export function fastifyFrameworkErrors(options: { profile?: "none" | "a2a"; resp
   const type = options.responseType ?? (a2a ? "application/a2a+json" : "application/json");
   return (error: Error & { code?: string; statusCode?: number }, _request: unknown, reply: unknown): void => {
     const badUrl = error.code === "FST_ERR_BAD_URL";
-    let err = new RpcError(
-      Code.INVALID_ARGUMENT,
-      badUrl ? "malformed percent-escape in the request path" : error.message,
-      [],
-      { httpStatus: badUrl ? 400 : (error.statusCode ?? 400) },
-    );
+    let err = new RpcError(Code.INVALID_ARGUMENT, badUrl ? "malformed percent-escape in the request path" : error.message, [], {
+      httpStatus: badUrl ? 400 : (error.statusCode ?? 400),
+    });
     if (a2a) err = withA2AErrorInfo(err, "INVALID_REQUEST");
     (reply as FastifyReplyLike)
       .code(err.httpStatus)
@@ -179,7 +180,8 @@ export function fastifyOptions(
   } = {},
 ) {
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!Number.isInteger(requestTimeout) || requestTimeout < 1) throw new Error(`fastifyOptions: requestTimeoutMs must be a positive integer, not ${requestTimeout}`);
+  if (!Number.isInteger(requestTimeout) || requestTimeout < 1)
+    throw new Error(`fastifyOptions: requestTimeoutMs must be a positive integer, not ${requestTimeout}`);
   const headersTimeout = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
   return {
     frameworkErrors: fastifyFrameworkErrors(options),
@@ -211,7 +213,10 @@ function clientErrorStatus(code: string | undefined): RpcError {
 export function fastifyClientErrors(options: { profile?: "none" | "a2a"; responseType?: string } = {}) {
   const a2a = options.profile === "a2a";
   const type = options.responseType ?? (a2a ? "application/a2a+json" : "application/json");
-  return (error: Error & { code?: string }, socket: { writable: boolean; destroyed: boolean; write(data: string): unknown; destroy(error?: Error): unknown }): void => {
+  return (
+    error: Error & { code?: string },
+    socket: { writable: boolean; destroyed: boolean; write(data: string): unknown; destroy(error?: Error): unknown },
+  ): void => {
     // A reset connection has nobody left to answer.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     let err = clientErrorStatus(error.code);

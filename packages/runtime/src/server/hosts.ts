@@ -62,7 +62,8 @@ export function createHostCheck(
       return check === null ? undefined : check(host);
     };
   }
-  if (!Array.isArray(option)) throw new TypeError(`allowedHosts must be "auto", "any" or a list of host names, not ${JSON.stringify(option)}`);
+  if (!Array.isArray(option))
+    throw new TypeError(`allowedHosts must be "auto", "any" or a list of host names, not ${JSON.stringify(option)}`);
   const check = hostCheckOf(option.map(parseEntry), a2a);
   return (host) => check(host);
 }

@@ -39,12 +39,11 @@ import {
   type UniversalServerRequest,
   type UniversalServerResponse,
 } from "./request.js";
-import { DEFAULT_KEEP_ALIVE_MS, SSE_HEADERS, SseStream, startSseStream } from "./sse.js";
+import { DEFAULT_KEEP_ALIVE_MS, SSE_HEADERS, type SseStream, startSseStream } from "./sse.js";
 import { stallTimeoutOf } from "./stall.js";
 
 /** What generated adapters pass besides the user's options. */
-export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown>
-  extends ServerOptions<Ctx, Native> {
+export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown> extends ServerOptions<Ctx, Native> {
   /** `a2a` turns on the A2A HTTP+JSON rules (see design.md). Default `none`. */
   readonly profile?: "none" | "a2a";
 }
@@ -102,7 +101,12 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const tenantFields = new Map<RouteBinding, string | undefined>();
   if (a2a) for (const r of table) tenantFields.set(r, tenantFieldOf(r.input));
 
-  function errorResponse(e: unknown, rpc: string | undefined, extra?: Headers, phase: ServerErrorInfo["phase"] = "unary"): UniversalServerResponse {
+  function errorResponse(
+    e: unknown,
+    rpc: string | undefined,
+    extra?: Headers,
+    phase: ServerErrorInfo["phase"] = "unary",
+  ): UniversalServerResponse {
     const { status, json } = errors.statusJson(e, rpc, phase);
     return { status, headers: withHandlerHeaders(jsonHeaders, extra), body: json };
   }
@@ -329,7 +333,13 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   }
 
   /** A server stream: an error before its first message is a plain error answer; HEAD gets the headers alone. */
-  async function stream(route: RouteBinding, fn: AnyHandler, message: Message, ctx: ServerContext, head: boolean): Promise<UniversalServerResponse> {
+  async function stream(
+    route: RouteBinding,
+    fn: AnyHandler,
+    message: Message,
+    ctx: ServerContext,
+    head: boolean,
+  ): Promise<UniversalServerResponse> {
     let sse: SseStream;
     try {
       sse = await startSseStream(

@@ -50,7 +50,6 @@ export function badPath(rawPath: string): string | undefined {
   return undefined;
 }
 
-
 /**
  * The origin-form of a request target: an absolute-form target
  * (`http://host/tasks/t1`, RFC 9112 §3.2.2, which a server must accept) loses

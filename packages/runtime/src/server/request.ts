@@ -57,9 +57,7 @@ export interface UniversalServerResponse {
  * was needed (no body to read, no promise from the handler), so that
  * adapters can skip the microtask queue; it never throws or rejects.
  */
-export type UniversalHandler = (
-  request: UniversalServerRequest,
-) => UniversalServerResponse | Promise<UniversalServerResponse>;
+export type UniversalHandler = (request: UniversalServerRequest) => UniversalServerResponse | Promise<UniversalServerResponse>;
 
 /** An answer of a core, now or later. */
 export type Answer = ReturnType<UniversalHandler>;

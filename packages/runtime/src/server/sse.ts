@@ -18,7 +18,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * and its handler should stop working for nobody within a second. Workers
  * name themselves in `navigator.userAgent`, which no binding can change.
  */
-export const DEFAULT_KEEP_ALIVE_MS = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers" ? 500 : 5_000;
+export const DEFAULT_KEEP_ALIVE_MS =
+  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers" ? 500 : 5_000;
 
 /** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
 const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";

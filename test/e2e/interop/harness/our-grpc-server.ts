@@ -33,7 +33,11 @@ export async function startOurGrpcServer(
   const card = exampleAgentCard("", tenant);
   card.supportedInterfaces[0]!.protocolBinding = "GRPC";
   // Loopback test webhooks (http://127.0.0.1:9/hook) are allowed: the harness is a local agent.
-  const example = createExampleAgent({ card, stepMs: 1, pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.0/8"] } }) });
+  const example = createExampleAgent({
+    card,
+    stepMs: 1,
+    pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.0/8"] } }),
+  });
   const agent = options.wrap ? options.wrap(example) : example;
   const requests: OurGrpcServer["requests"] = [];
   const adapter = connectNodeAdapter({ routes: a2aServiceConnect(agent) });

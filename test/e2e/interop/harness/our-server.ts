@@ -73,7 +73,11 @@ export async function startOurServer(framework: Framework, options: OurServerOpt
   // object and copies it on every GetExtendedAgentCard, so it is filled in below.
   const card: AgentCard = exampleAgentCard("http://127.0.0.1", tenant);
   // Loopback test webhooks (http://127.0.0.1:9/hook) are allowed: the harness is a local agent.
-  const example = createExampleAgent({ card, stepMs: options.stepMs ?? 1, pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.0/8"] } }) });
+  const example = createExampleAgent({
+    card,
+    stepMs: options.stepMs ?? 1,
+    pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.0/8"] } }),
+  });
   const agent: A2AServiceHandlers = options.wrap ? options.wrap(example) : example;
   const cardJson = () => toJson(AgentCardSchema, card);
 

@@ -89,7 +89,14 @@ function createExecutor(): AgentExecutor {
             contextId: ctx.contextId,
             taskId: "",
             role: Role.ROLE_AGENT,
-            parts: [{ content: { $case: "text", value: `reply: ${text.slice("message".length).trim()}` }, metadata: undefined, filename: "", mediaType: "" }],
+            parts: [
+              {
+                content: { $case: "text", value: `reply: ${text.slice("message".length).trim()}` },
+                metadata: undefined,
+                filename: "",
+                mediaType: "",
+              },
+            ],
             metadata: undefined,
             extensions: [],
             referenceTaskIds: [],

@@ -3,10 +3,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Role, type MessageSchema, type StreamResponse } from "../../../../gen/a2a_pb.js";
 
 /** A user message (protobuf-es init shape) whose only part is `text`. */
-export function userMessage(
-  text: string,
-  extra: { contextId?: string; taskId?: string } = {},
-): MessageInitShape<typeof MessageSchema> {
+export function userMessage(text: string, extra: { contextId?: string; taskId?: string } = {}): MessageInitShape<typeof MessageSchema> {
   return {
     messageId: crypto.randomUUID(),
     role: Role.USER,

@@ -58,7 +58,12 @@ function split(schema: DescMessage, message: Fields, depth: number): Uint8Array 
         rest[f.localName] = undefined;
         parts.push([f.number, encodeReusing(f.message, v, depth - 1)]);
       }
-    } else if (f.fieldKind === "list" && f.listKind === "message" && !f.delimitedEncoding && !f.message.typeName.startsWith("google.protobuf.")) {
+    } else if (
+      f.fieldKind === "list" &&
+      f.listKind === "message" &&
+      !f.delimitedEncoding &&
+      !f.message.typeName.startsWith("google.protobuf.")
+    ) {
       const list = message[f.localName] as Message[] | undefined;
       if (!list?.length) continue;
       rest ??= { ...message };

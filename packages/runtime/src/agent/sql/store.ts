@@ -99,7 +99,10 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
   function decode<M>(schema: DescMessage, row: Record<string, unknown>, what: string): M {
     const format = Number(row["format"]);
     if (format !== FORMAT_PROTOBUF) {
-      throw new RpcError(Code.DATA_LOSS, `${what} is stored in format ${format}, which this a2a-http cannot read (written by a newer version?)`);
+      throw new RpcError(
+        Code.DATA_LOSS,
+        `${what} is stored in format ${format}, which this a2a-http cannot read (written by a newer version?)`,
+      );
     }
     try {
       return fromBinary(schema, row["body"] as Uint8Array) as M;
@@ -113,7 +116,10 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
   const checkKeySize = (what: string, ...parts: string[]): void => {
     const bytes = parts.reduce((n, p) => n + Buffer.byteLength(p, "utf8"), 0);
     if (bytes > MAX_KEY_BYTES) {
-      throw new RpcError(Code.INVALID_ARGUMENT, `${what} too long for the SQL store, ${bytes} bytes of tenant, owner and ids, at most ${MAX_KEY_BYTES}`);
+      throw new RpcError(
+        Code.INVALID_ARGUMENT,
+        `${what} too long for the SQL store, ${bytes} bytes of tenant, owner and ids, at most ${MAX_KEY_BYTES}`,
+      );
     }
   };
 
@@ -170,7 +176,14 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     done(written: boolean | Error): void;
   }
 
-  function writeOf(create: boolean, key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: ProtoMessage): Omit<Write, "done"> {
+  function writeOf(
+    create: boolean,
+    key: TaskKey,
+    task: TaskLike,
+    expected: number,
+    updatedAt: number,
+    event: ProtoMessage,
+  ): Omit<Write, "done"> {
     const now = Date.now();
     const holder = running(task) ? instance : null;
     return {
@@ -199,7 +212,19 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
              INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
              VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING
              RETURNING tenant, owner, id)${AFTER_WRITE(11)}`,
-          [w.key.tenant, w.key.owner, w.key.id, w.contextId, w.state, w.updatedAt, FORMAT_PROTOBUF, w.body, w.holder, w.leaseUntil, ...after],
+          [
+            w.key.tenant,
+            w.key.owner,
+            w.key.id,
+            w.contextId,
+            w.state,
+            w.updatedAt,
+            FORMAT_PROTOBUF,
+            w.body,
+            w.holder,
+            w.leaseUntil,
+            ...after,
+          ],
         )
       : await db.query(
           `WITH t AS (
@@ -449,7 +474,10 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
         [key.tenant, key.owner, key.id, afterSeq],
       );
       return r.rows.map(
-        (row): StoredEvent => ({ seq: Number(row["seq"]), event: decode<ProtoMessage>(bound().event, row, `event ${String(row["seq"])} of task ${key.id}`) }),
+        (row): StoredEvent => ({
+          seq: Number(row["seq"]),
+          event: decode<ProtoMessage>(bound().event, row, `event ${String(row["seq"])} of task ${key.id}`),
+        }),
       );
     },
   };
@@ -465,7 +493,11 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
       checkKeySize(`push config ${short(config.id)}:`, key.tenant, key.owner, key.id, config.id);
       await db.transaction(async (tx) => {
         // The count and the insert under the task's row lock, so two puts cannot both pass the limit.
-        const t = await tx.query(`SELECT 1 FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3 FOR UPDATE`, [key.tenant, key.owner, key.id]);
+        const t = await tx.query(`SELECT 1 FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3 FOR UPDATE`, [
+          key.tenant,
+          key.owner,
+          key.id,
+        ]);
         if (t.rows.length === 0) return;
         const body = encode(configSchema(), config);
         const updated = await tx.query(
@@ -606,10 +638,14 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
 
     outbox: {
       async enqueue(key, configId, seq) {
-        await db.query(
-          `INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-          [key.tenant, key.owner, key.id, configId, seq, Date.now()],
-        );
+        await db.query(`INSERT INTO a2a_push_outbox (tenant, owner, task_id, config_id, seq, next_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+          key.tenant,
+          key.owner,
+          key.id,
+          configId,
+          seq,
+          Date.now(),
+        ]);
         await db.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notifyPayload(key, seq)]);
       },
 
