@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^a2a-http\/jsonrpc$/, replacement: runtimeSource("jsonrpc/index.ts") },
       { find: /^a2a-http\/codegenv1$/, replacement: runtimeSource("codegenv1.ts") },
       { find: /^a2a-http\/routing$/, replacement: runtimeSource("routing.ts") },
+      { find: /^a2a-http\/profile$/, replacement: runtimeSource("a2a.ts") },
       { find: /^a2a-http\/connect$/, replacement: runtimeSource("connect/index.ts") },
       { find: /^a2a-http\/json$/, replacement: runtimeSource("json/index.ts") },
       { find: /^a2a-http\/agent$/, replacement: runtimeSource("agent/index.ts") },

@@ -6,8 +6,9 @@
  * Each host has its subpath: `a2a-http/client`, `a2a-http/server` (the
  * core, fetch and Hono), `a2a-http/node` (Node's http, Express),
  * `a2a-http/fastify`, `a2a-http/jsonrpc`, `a2a-http/connect` (gRPC),
- * `a2a-http/agent`, `a2a-http/stores`; generated code also calls
- * `a2a-http/codegenv1`. The client, server and JSON-RPC exports below are
+ * `a2a-http/agent`, `a2a-http/push` (push delivery on Node),
+ * `a2a-http/stores`; generated code also calls `a2a-http/codegenv1`, and the
+ * plugin `a2a-http/routing` and `a2a-http/profile` (the A2A rules alone). The client, server and JSON-RPC exports below are
  * re-exported so that code written before the subpaths still compiles (none of
  * them reaches `node:`); the Node and Fastify ones moved to their subpaths.
  */

@@ -1,6 +1,6 @@
 import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
-import { A2A_LEGACY_PACKAGE_VERSIONS } from "a2a-http";
+import { A2A_LEGACY_PACKAGE_VERSIONS } from "a2a-http/profile";
 import type { PluginOptions } from "../options.js";
 import { runtimeModules } from "./imports.js";
 

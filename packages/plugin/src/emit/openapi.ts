@@ -12,7 +12,7 @@ import {
   a2aVersionsOfPackage,
   isA2ASubscribeMethod,
   JSON_MEDIA_TYPE,
-} from "a2a-http";
+} from "a2a-http/profile";
 import { HttpRuleError, type HttpBinding } from "../httprule/bindings.js";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
