@@ -149,6 +149,30 @@ export function edgeSuite(name: RuntimeName): void {
       });
     }
 
+    // Bun closes a connection idle for 10 s (its idleTimeout) and proxies do
+    // likewise: the keep-alive comments (every 5 s, 0.5 s on Workers) must
+    // keep a silent stream open (Bun ends one after 10-13 s). Both bindings at once, to wait only once.
+    test("an SSE stream stays open through 14 s of silence on both bindings", async () => {
+      await Promise.all(
+        bindings.map(async (binding) => {
+          const client = clientOf(binding);
+          const task = await waitingTask(client);
+          const states: (TaskState | undefined)[] = [];
+          let failure: unknown;
+          const reading = (async () => {
+            for await (const event of client.subscribeToTask({ id: task.id })) states.push(stateOf(event));
+          })().catch((e: unknown) => (failure = e));
+          await sleep(14_000);
+          if (failure) throw new Error(`${binding}: the silent stream ended: ${String(failure)}`);
+          expect(states).toEqual([TaskState.WORKING]);
+          await client.cancelTask({ id: task.id });
+          await reading;
+          if (failure) throw failure;
+          expect(states.at(-1)).toBe(TaskState.CANCELED);
+        }),
+      );
+    }, 30_000);
+
     test("errors are google.rpc.Status on HTTP+JSON and A2A error codes on JSON-RPC", async () => {
       const answer = await fetch(`${edge.agentUrl}/tasks/no-such-task`, { headers: { "A2A-Version": "1.0" } });
       expect(answer.status).toBe(404);
