@@ -274,6 +274,137 @@ export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "
   };
 }
 
+/** The task and artifact messages the engine makes and copies for every update. */
+interface ShapeMakers {
+  /** A copy of a task, to set fields of. */
+  copyTask(task: TaskLike): TaskLike;
+  /** A new task: no artifacts yet. */
+  task(id: string, contextId: string, status: unknown, history: MessageLike[]): TaskLike;
+  /** A copy of an artifact, to set fields of. */
+  copyArtifact(artifact: TaskLike["artifacts"][number]): TaskLike["artifacts"][number];
+  /** A text part. */
+  textPart(text: string): object;
+  /** An artifact of the given parts, its id "" (the engine gives it one). */
+  artifact(parts: readonly object[]): TaskLike["artifacts"][number];
+  /** As create(Artifact, init) for the usual init (text and url parts); undefined for anything else, which goes through create(). */
+  artifactOf(init: unknown): TaskLike["artifacts"][number] | undefined;
+}
+
+/**
+ * The fields of the messages below in A2A v1.0 (shared/proto/a2a.proto):
+ * name, kind, and scalar type or message, in the schema's order.
+ */
+const V1_SHAPES = {
+  task: "id:scalar:9,contextId:scalar:9,status:message:lf.a2a.v1.TaskStatus,artifacts:list:lf.a2a.v1.Artifact,history:list:lf.a2a.v1.Message,metadata:message:google.protobuf.Struct",
+  artifact:
+    "artifactId:scalar:9,name:scalar:9,description:scalar:9,parts:list:lf.a2a.v1.Part,metadata:message:google.protobuf.Struct,extensions:list:9",
+  part: "content:oneof(text:scalar:9|raw:scalar:12|url:scalar:9|data:message:google.protobuf.Value),metadata:message:google.protobuf.Struct,filename:scalar:9,mediaType:scalar:9",
+};
+
+function shapeOf(desc: DescMessage): string {
+  const field = (f: DescMessage["fields"][number]) =>
+    `${f.localName}:${f.fieldKind}:${f.fieldKind === "list" ? (f.listKind === "scalar" ? f.scalar : f.message?.typeName) : (f.scalar ?? f.message?.typeName)}`;
+  return desc.members.map((m) => (m.kind === "oneof" ? `${m.localName}:oneof(${m.fields.map(field).join("|")})` : field(m))).join(",");
+}
+
+/**
+ * The task, artifact and part messages as object literals when the schema's
+ * are A2A v1.0's (the same fields, checked once by their shape; a copy of a
+ * message by Object.assign, or create() of an init, costs several times as
+ * much, and keeps a message's fields out of the object, in an array of their
+ * own). The literals have the fields create() gives, in its order; a schema
+ * that differs keeps maker(), Object.assign and create().
+ */
+/** Exported for its test only (not from a2a-http/agent). */
+export function shapeMakers(schemas: Pick<Schemas, "task" | "artifact" | "part">): ShapeMakers {
+  const make = { task: maker(schemas.task), artifact: maker(schemas.artifact), part: maker(schemas.part) };
+  type Artifact = TaskLike["artifacts"][number];
+  const generic: ShapeMakers = {
+    copyTask: copyOf,
+    task: (id, contextId, status, history) => make.task({ id, contextId, status, history }) as unknown as TaskLike,
+    copyArtifact: copyOf,
+    textPart: (text) => make.part({ content: { case: "text", value: text } }),
+    artifact: (parts) => make.artifact({ parts }) as unknown as Artifact,
+    artifactOf: () => undefined,
+  };
+  if (
+    shapeOf(schemas.task) !== V1_SHAPES.task ||
+    shapeOf(schemas.artifact) !== V1_SHAPES.artifact ||
+    shapeOf(schemas.part) !== V1_SHAPES.part ||
+    [schemas.task, schemas.artifact, schemas.part].some((d) => Object.getPrototypeOf(create(d)) !== Object.prototype)
+  ) {
+    return generic;
+  }
+  const tn = schemas.task.typeName;
+  const an = schemas.artifact.typeName;
+  const pn = schemas.part.typeName;
+  type Loose = Record<string, unknown>;
+  // A message with unknown fields, or with a field the literal has not, is copied whole.
+  const copyTask = (t: TaskLike): TaskLike => {
+    const x = t as unknown as Loose;
+    if (x.$unknown !== undefined || x.status === undefined) return copyOf(t);
+    const c: Loose = { $typeName: tn, id: t.id, contextId: t.contextId, artifacts: t.artifacts, history: t.history, status: t.status };
+    if (x.metadata !== undefined) c.metadata = x.metadata;
+    return c as unknown as TaskLike;
+  };
+  const copyArtifact = (a: Artifact): Artifact => {
+    const x = a as unknown as Loose;
+    if (x.$unknown !== undefined) return copyOf(a);
+    const c: Loose = {
+      $typeName: an,
+      artifactId: x.artifactId,
+      name: x.name,
+      description: x.description,
+      parts: x.parts,
+      extensions: x.extensions,
+    };
+    if (x.metadata !== undefined) c.metadata = x.metadata;
+    return c as unknown as Artifact;
+  };
+  const plain = (v: unknown): v is Loose => typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+  // As create(Part, p) for a plain init with a text or url part, or none; else undefined.
+  const partOf = (p: unknown): object | undefined => {
+    if (!plain(p)) return undefined;
+    if (p.$typeName !== undefined) return p.$typeName === pn ? p : undefined;
+    const c = p.content as { case?: unknown; value?: unknown } | null | undefined;
+    let content: { case: unknown; value?: unknown };
+    if (c == null || c.case === undefined) content = { case: undefined };
+    else if (c.case === "text" || c.case === "url") content = { case: c.case, value: c.value };
+    else return undefined;
+    const part: Loose = { $typeName: pn, content, filename: p.filename ?? "", mediaType: p.mediaType ?? "" };
+    if (p.metadata != null) part.metadata = p.metadata;
+    return part;
+  };
+  const artifactOf = (init: unknown): Artifact | undefined => {
+    if (!plain(init) || init.$typeName !== undefined || !Array.isArray(init.parts)) return undefined;
+    const given = init.parts as unknown[];
+    const parts: object[] = new Array(given.length);
+    for (let i = 0; i < given.length; i++) {
+      const p = partOf(given[i]);
+      if (p === undefined) return undefined;
+      parts[i] = p;
+    }
+    const a: Loose = {
+      $typeName: an,
+      artifactId: init.artifactId ?? "",
+      name: init.name ?? "",
+      description: init.description ?? "",
+      parts,
+      extensions: init.extensions ?? [],
+    };
+    if (init.metadata != null) a.metadata = init.metadata;
+    return a as unknown as Artifact;
+  };
+  return {
+    copyTask,
+    task: (id, contextId, status, history) => ({ $typeName: tn, id, contextId, artifacts: [], history, status }) as unknown as TaskLike,
+    copyArtifact,
+    textPart: (text) => ({ $typeName: pn, content: { case: "text", value: text }, filename: "", mediaType: "" }),
+    artifact: (parts) => ({ $typeName: an, artifactId: "", name: "", description: "", parts, extensions: [] }) as unknown as Artifact,
+    artifactOf,
+  };
+}
+
 /** The last second made an int64 of, and that int64 (a bigint, or a string without BigInt): the next status is often in the same second. */
 let lastSecond = NaN;
 let lastSeconds: ReturnType<typeof protoInt64.parse> = protoInt64.zero;
@@ -531,17 +662,13 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   // --- messages -------------------------------------------------------------
 
-  const make = {
-    task: maker(schemas.task),
-    message: maker(schemas.message),
-    artifact: maker(schemas.artifact),
-    part: maker(schemas.part),
-  };
+  const make = { message: maker(schemas.message) };
   const made = eventMakers(schemas);
+  const shape = shapeMakers(schemas);
 
   /** Content as the message's parts: a string is one text part, made here; the user's parts go through create(). */
   function partsOf(content: Content<T>): readonly object[] {
-    return typeof content === "string" ? [make.part({ content: { case: "text", value: content } })] : (content as readonly object[]);
+    return typeof content === "string" ? [shape.textPart(content)] : (content as readonly object[]);
   }
 
   function agentMessage(content: Content<T>, taskId: string, contextId: string): MessageLike {
@@ -790,7 +917,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   function statusChange(task: TaskLike, state: number, message: MessageLike | undefined, at: number) {
     const status = statusOf(state, message, at);
-    const next = copyOf(task);
+    const next = shape.copyTask(task);
     next.status = status;
     if (message) next.history = [...task.history, message];
     const event = made.stream("statusUpdate", made.statusUpdate(task.id, task.contextId, status));
@@ -805,20 +932,21 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (i === artifacts.length) artifacts.push(artifact);
     else if (!append) artifacts[i] = artifact;
     else {
-      const appended = copyOf(artifacts[i]!);
+      const appended = shape.copyArtifact(artifacts[i]!);
       appended.parts = appended.parts.concat(artifact.parts);
       artifacts[i] = appended;
     }
     const event = made.stream("artifactUpdate", made.artifactUpdate(task.id, task.contextId, artifact, append, lastChunk));
-    const next = copyOf(task);
+    const next = shape.copyTask(task);
     next.artifacts = artifacts;
     return { task: next, event };
   }
 
   function toArtifact(a: T["artifact"] | string): TaskLike["artifacts"][number] {
-    const artifact = (typeof a === "string"
-      ? make.artifact({ parts: partsOf(a) })
-      : create(schemas.artifact, a as never)) as unknown as TaskLike["artifacts"][number];
+    const artifact =
+      typeof a === "string"
+        ? shape.artifact(partsOf(a))
+        : (shape.artifactOf(a) ?? (create(schemas.artifact, a as never) as unknown as TaskLike["artifacts"][number]));
     if (artifact.artifactId === "") artifact.artifactId = crypto.randomUUID();
     return artifact;
   }
@@ -912,12 +1040,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const message = copyOf(incoming);
     message.taskId = key.id;
     message.contextId = contextId;
-    const snapshot = make.task({
-      id: key.id,
-      contextId,
-      status: statusOf(TaskState.SUBMITTED, undefined, Date.now()),
-      history: [message],
-    }) as unknown as TaskLike;
+    const snapshot = shape.task(key.id, contextId, statusOf(TaskState.SUBMITTED, undefined, Date.now()), [message]);
     const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
     runs.set(run.topic, run);
     // Asked to answer at once: the task must exist before the executor has said anything.
