@@ -556,6 +556,50 @@ describeSqlEngines((engine, engineName) => {
     });
   });
 
+  describe("events from notifications", () => {
+    it("while it watches, another instance's events come with their notifications: events() answers them without the table, and never short of a version it read or an event it wrote", async () => {
+      const other = (await openStore(db(), { instance: "second" })).store;
+      const heard: number[] = [];
+      const stop = await store.shared!.watch(
+        (k, seq) => k.tenant === tenant && heard.push(seq),
+        () => {},
+      );
+      try {
+        const t = task(key.id, TaskState.SUBMITTED);
+        await other.tasks.create(key, t, 1000, event(t));
+        await eventually(() => heard.length === 1);
+        expect((await store.tasks.get(key))?.version).toBe(1);
+        const working = task(key.id, TaskState.WORKING);
+        await other.tasks.commit(key, working, 1, 2000, event(working));
+        const done = task(key.id, TaskState.COMPLETED);
+        await other.tasks.commit(key, done, 2, 3000, event(done));
+        await eventually(() => heard.length === 3);
+        // The table's copies made unreadable: a store that does not watch fails on them, this one has its own.
+        await client.query(`UPDATE a2a_events SET format = 99 WHERE tenant = $1`, [tenant]);
+        expect((await rejection(other.tasks.events(key, 1))) as { code: number }).toMatchObject({ code: Code.DATA_LOSS });
+        const got = await store.tasks.events(key, 1);
+        expect(got.map((e) => [e.seq, stateOf(e.event)])).toEqual([
+          [2, TaskState.WORKING],
+          [3, TaskState.COMPLETED],
+        ]);
+        // Its own write, then another instance's that it reads the version of before its notification may have come.
+        const again = task(key.id, TaskState.FAILED);
+        await store.tasks.commit(key, again, 3, 4000, event(again));
+        const last = task(key.id, TaskState.CANCELED);
+        await other.tasks.commit(key, last, 4, 5000, event(last));
+        expect((await store.tasks.get(key))?.version).toBe(5);
+        const after = await store.tasks.events(key, 3);
+        expect(after.map((e) => [e.seq, stateOf(e.event)])).toEqual([
+          [4, TaskState.FAILED],
+          [5, TaskState.CANCELED],
+        ]);
+      } finally {
+        await stop();
+        await other.close?.();
+      }
+    });
+  });
+
   describe.runIf(engineName === "PostgreSQL")("a lost LISTEN connection", () => {
     it("comes back by itself: watch() reports onMissed (so the engine catches up), then events flow again", async () => {
       const other = (await openStore(db(), { instance: "reconnecting" })).store;

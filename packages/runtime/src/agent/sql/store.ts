@@ -26,6 +26,7 @@ import { isInterrupted, isTerminal, type TaskLike } from "../types.js";
 import type { SqlClient, SqlQueryable } from "./client.js";
 import { encodeReusing } from "./encode.js";
 import { checkSchema, migrate } from "./migrations.js";
+import { RecentEvents } from "./recent-events.js";
 
 export interface SqlStoreOptions {
   /** Apply missing migrations when the store opens. Default false: run `a2a-http migrate` first. */
@@ -52,6 +53,13 @@ const FORMAT_PROTOBUF = 1;
 /** pg_notify refuses payloads of 8000 bytes or more (bytes, not characters); longer keys wake everyone instead. */
 const MAX_NOTIFY_PAYLOAD = 7_900;
 export const EVENTS_CHANNEL = "a2a_events";
+/**
+ * Most bytes of an event that its notification carries (as base64), so that
+ * the instances that follow its task need not read it back (recent-events.ts):
+ * a status update's are a few hundred; bigger ones (artifacts) are read from
+ * the events table, and every instance keeps less of them.
+ */
+const MAX_NOTIFIED_EVENT = 3_000;
 /**
  * Most tasks' writes in one statement. Small enough that the client encodes
  * and sends the next statement while the server runs the last one: with 16
@@ -123,7 +131,12 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     }
   };
 
-  const notifyPayload = (key: TaskKey, seq: number): string => {
+  const notifyPayload = (key: TaskKey, seq: number, event?: Uint8Array): string => {
+    if (event && event.length <= MAX_NOTIFIED_EVENT) {
+      const base64 = Buffer.from(event.buffer, event.byteOffset, event.byteLength).toString("base64");
+      const p = JSON.stringify([instance, key.tenant, key.owner, key.id, seq, base64]);
+      if (Buffer.byteLength(p, "utf8") < MAX_NOTIFY_PAYLOAD) return p;
+    }
     const p = JSON.stringify([instance, key.tenant, key.owner, key.id, seq]);
     // Measured in UTF-8 bytes: a key of 3 000 "é" is 6 000 bytes, and a payload
     // pg_notify refuses would fail the whole commit.
@@ -153,8 +166,13 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     SELECT pg_notify($${n + 4}, $${n + 5}) FROM t`;
   async function versionOf(tx: SqlQueryable, key: TaskKey): Promise<number> {
     const r = await tx.query(`SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [key.tenant, key.owner, key.id]);
-    return r.rows.length ? Number(r.rows[0]!["version"]) : 0;
+    const version = r.rows.length ? Number(r.rows[0]!["version"]) : 0;
+    seen(key, version);
+    return version;
   }
+
+  /** A task's tenant, owner and id in one string. */
+  const idOf = (key: TaskKey) => `${key.tenant}\u0000${key.owner}\u0000${key.id}`;
 
   /** A create (`expected` 0) or a commit, encoded, waiting for its statement. */
   interface Write {
@@ -170,6 +188,8 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     readonly holder: string | null;
     readonly leaseUntil: number | null;
     readonly event: Uint8Array;
+    /** The event itself, for the events this instance keeps (recent). */
+    readonly message: ProtoMessage;
     readonly payload: string;
     readonly now: number;
     /** Settles the caller's promise: true when the row was written, false when it was not (stale). */
@@ -186,10 +206,11 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
   ): Omit<Write, "done"> {
     const now = Date.now();
     const holder = running(task) ? instance : null;
+    const bytes = encode(bound().event, event);
     return {
       create,
       key,
-      id: `${key.tenant}\u0000${key.owner}\u0000${key.id}`,
+      id: idOf(key),
       contextId: task.contextId,
       state: task.status?.state ?? 0,
       updatedAt,
@@ -197,8 +218,9 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
       body: encode(bound().task, task),
       holder,
       leaseUntil: holder ? now + leaseMs : null,
-      event: encode(bound().event, event),
-      payload: notifyPayload(key, expected + 1),
+      event: bytes,
+      message: event,
+      payload: notifyPayload(key, expected + 1, bytes),
       now,
     };
   }
@@ -400,20 +422,45 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
       if (inFlight === 0 && queue.length === 1 && !scheduled) flush();
       else schedule();
     });
+    wrote(w, result);
     if (result instanceof Error) throw result;
     if (!result) throw new StaleVersionError(w.key, w.expected, await versionOf(db, w.key));
   }
 
+  /**
+   * Events of other instances' commits, from their notifications, while the
+   * engine watches (`shared.watch`): `tasks.events` answers from them, and
+   * this instance's own writes and the versions it reads keep them true.
+   */
+  const recent = new RecentEvents((base64, seq) =>
+    decode<ProtoMessage>(bound().event, { format: FORMAT_PROTOBUF, body: Buffer.from(base64, "base64") }, `event ${seq}`),
+  );
+  let watchers = 0;
+  /** A version of the task read from the database: an event up to it exists. */
+  const seen = (key: TaskKey, version: number) => {
+    if (watchers > 0) recent.note(idOf(key), version);
+  };
+  /** What a write's outcome tells of the task's events. */
+  function wrote(w: Omit<Write, "done">, result: boolean | Error): void {
+    if (watchers === 0) return;
+    if (result instanceof Error) recent.forget(w.id);
+    else if (result) recent.note(w.id, w.expected + 1, w.message);
+  }
+
   const tasks: TaskStore = {
-    async get(key) {
-      const r = await db.query(`SELECT version, format, body FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
-        key.tenant,
-        key.owner,
-        key.id,
-      ]);
-      const row = r.rows[0];
-      if (!row) return undefined;
-      return { task: decode<TaskLike>(bound().task, row, `task ${key.id}`), version: Number(row["version"]) };
+    get(key) {
+      const load = async () => {
+        const r = await db.query(`SELECT version, format, body FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
+          key.tenant,
+          key.owner,
+          key.id,
+        ]);
+        const row = r.rows[0];
+        if (!row) return undefined;
+        return { task: decode<TaskLike>(bound().task, row, `task ${key.id}`), version: Number(row["version"]) };
+      };
+      // A subscriber's first read: the events after it come from the notifications.
+      return watchers > 0 ? recent.version(idOf(key), load) : load();
     },
 
     async create(key, task, updatedAt, event) {
@@ -468,17 +515,20 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
       };
     },
 
-    async events(key, afterSeq) {
-      const r = await db.query(
-        `SELECT seq, format, body FROM a2a_events WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND seq > $4 ORDER BY seq`,
-        [key.tenant, key.owner, key.id, afterSeq],
-      );
-      return r.rows.map(
-        (row): StoredEvent => ({
-          seq: Number(row["seq"]),
-          event: decode<ProtoMessage>(bound().event, row, `event ${String(row["seq"])} of task ${key.id}`),
-        }),
-      );
+    events(key, afterSeq) {
+      const load = async () => {
+        const r = await db.query(
+          `SELECT seq, format, body FROM a2a_events WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND seq > $4 ORDER BY seq`,
+          [key.tenant, key.owner, key.id, afterSeq],
+        );
+        return r.rows.map(
+          (row): StoredEvent => ({
+            seq: Number(row["seq"]),
+            event: decode<ProtoMessage>(bound().event, row, `event ${String(row["seq"])} of task ${key.id}`),
+          }),
+        );
+      };
+      return watchers > 0 ? recent.events(idOf(key), afterSeq, load) : load();
     },
   };
 
@@ -568,7 +618,11 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     leaseMs,
 
     async watch(onEvent, onMissed) {
-      return db.listen(
+      const missed = () => {
+        recent.clear();
+        onMissed();
+      };
+      const stop = await db.listen(
         EVENTS_CHANNEL,
         (payload) => {
           let p: unknown[];
@@ -578,11 +632,24 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
             return;
           }
           if (p[0] === instance) return;
-          if (p.length < 5) onMissed();
-          else onEvent({ tenant: String(p[1]), owner: String(p[2]), id: String(p[3]) }, Number(p[4]));
+          if (p.length < 5) return missed();
+          const key = { tenant: String(p[1]), owner: String(p[2]), id: String(p[3]) };
+          const seq = Number(p[4]);
+          // Before onEvent, whose catch-up reads it.
+          recent.note(idOf(key), seq, typeof p[5] === "string" ? p[5] : undefined);
+          onEvent(key, seq);
         },
-        onMissed,
+        missed,
       );
+      watchers++;
+      let stopped = false;
+      return async () => {
+        if (!stopped) {
+          stopped = true;
+          if (--watchers === 0) recent.clear();
+        }
+        await stop();
+      };
     },
 
     async renew(keys) {
@@ -613,8 +680,10 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
         );
         for (const row of r.rows) {
           try {
+            const key = keyOfRow(row, "id");
+            seen(key, Number(row["version"]));
             out.push({
-              key: keyOfRow(row, "id"),
+              key,
               holder: String(row["lease_holder"]),
               version: Number(row["version"]),
               task: decode<TaskLike>(bound().task, row, `task ${String(row["id"])}`),
@@ -633,7 +702,10 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     async takeOver(key, task, expected, updatedAt, event) {
       // Alone, past the group commit: rare, and its condition (the lease still expired) is its own.
       const w = writeOf(false, key, task, expected, updatedAt, event);
-      if (!(await writeOne(w, true))) throw new StaleVersionError(key, expected, await versionOf(db, key));
+      const written = await writeOne(w, true).catch((e: Error) => e);
+      wrote(w, written);
+      if (written instanceof Error) throw written;
+      if (!written) throw new StaleVersionError(key, expected, await versionOf(db, key));
     },
 
     outbox: {
