@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, TaskStatusSchema } from "../../../gen/a2a_pb.js";
 import { shapeMakers } from "../../../packages/runtime/src/agent/engine.js";
 
-const schemas = { task: TaskSchema, artifact: ArtifactSchema, part: PartSchema };
+const schemas = { task: TaskSchema, message: MessageSchema, artifact: ArtifactSchema, part: PartSchema };
 
 /** The same own fields in the same order, values deeply equal. */
 function expectSame(a: object, b: object): void {
@@ -50,6 +50,27 @@ describe("the engine's task and artifact messages", () => {
       metadata: { k: 1 },
     });
     expectSame(shape.copyArtifact(artifact as never), { ...artifact });
+  });
+
+  it("copy a message into a task and context with all its fields", () => {
+    const full = create(MessageSchema, {
+      messageId: "m",
+      contextId: "x",
+      role: 1,
+      parts: [{ content: { case: "text", value: "hi" } }],
+      extensions: ["e"],
+      referenceTaskIds: ["r"],
+      metadata: { k: 1 },
+    });
+    for (const m of [message, full]) {
+      const got = shape.messageIn(m, "t", "c");
+      expectSame(got, { ...m, taskId: "t", contextId: "c" });
+      expect(Object.keys(got)).toEqual(Object.keys(m));
+    }
+    const unknown = Object.assign(create(MessageSchema, { messageId: "m" }), {
+      $unknown: [{ no: 99, wireType: 0, data: new Uint8Array([1]) }],
+    });
+    expectSame(shape.messageIn(unknown, "t", "c"), { ...unknown, taskId: "t", contextId: "c" });
   });
 
   it("take the usual artifact inits as create() does", () => {

@@ -278,6 +278,8 @@ export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "
 interface ShapeMakers {
   /** A copy of a task, to set fields of. */
   copyTask(task: TaskLike): TaskLike;
+  /** A copy of a message in the given task and context. */
+  messageIn(message: MessageLike, taskId: string, contextId: string): MessageLike;
   /** A new task: no artifacts yet. */
   task(id: string, contextId: string, status: unknown, history: MessageLike[]): TaskLike;
   /** A copy of an artifact, to set fields of. */
@@ -298,12 +300,14 @@ const V1_SHAPES = {
   task: "id:scalar:9,contextId:scalar:9,status:message:lf.a2a.v1.TaskStatus,artifacts:list:lf.a2a.v1.Artifact,history:list:lf.a2a.v1.Message,metadata:message:google.protobuf.Struct",
   artifact:
     "artifactId:scalar:9,name:scalar:9,description:scalar:9,parts:list:lf.a2a.v1.Part,metadata:message:google.protobuf.Struct,extensions:list:9",
+  message:
+    "messageId:scalar:9,contextId:scalar:9,taskId:scalar:9,role:enum:lf.a2a.v1.Role,parts:list:lf.a2a.v1.Part,metadata:message:google.protobuf.Struct,extensions:list:9,referenceTaskIds:list:9",
   part: "content:oneof(text:scalar:9|raw:scalar:12|url:scalar:9|data:message:google.protobuf.Value),metadata:message:google.protobuf.Struct,filename:scalar:9,mediaType:scalar:9",
 };
 
 function shapeOf(desc: DescMessage): string {
   const field = (f: DescMessage["fields"][number]) =>
-    `${f.localName}:${f.fieldKind}:${f.fieldKind === "list" ? (f.listKind === "scalar" ? f.scalar : f.message?.typeName) : (f.scalar ?? f.message?.typeName)}`;
+    `${f.localName}:${f.fieldKind}:${f.fieldKind === "list" ? (f.listKind === "scalar" ? f.scalar : f.message?.typeName) : (f.scalar ?? f.message?.typeName ?? f.enum?.typeName)}`;
   return desc.members.map((m) => (m.kind === "oneof" ? `${m.localName}:oneof(${m.fields.map(field).join("|")})` : field(m))).join(",");
 }
 
@@ -316,11 +320,12 @@ function shapeOf(desc: DescMessage): string {
  * that differs keeps maker(), Object.assign and create().
  */
 /** Exported for its test only (not from a2a-http/agent). */
-export function shapeMakers(schemas: Pick<Schemas, "task" | "artifact" | "part">): ShapeMakers {
+export function shapeMakers(schemas: Pick<Schemas, "task" | "message" | "artifact" | "part">): ShapeMakers {
   const make = { task: maker(schemas.task), artifact: maker(schemas.artifact), part: maker(schemas.part) };
   type Artifact = TaskLike["artifacts"][number];
   const generic: ShapeMakers = {
     copyTask: copyOf,
+    messageIn: (m, taskId, contextId) => Object.assign(copyOf(m), { taskId, contextId }),
     task: (id, contextId, status, history) => make.task({ id, contextId, status, history }) as unknown as TaskLike,
     copyArtifact: copyOf,
     textPart: (text) => make.part({ content: { case: "text", value: text } }),
@@ -331,11 +336,13 @@ export function shapeMakers(schemas: Pick<Schemas, "task" | "artifact" | "part">
     shapeOf(schemas.task) !== V1_SHAPES.task ||
     shapeOf(schemas.artifact) !== V1_SHAPES.artifact ||
     shapeOf(schemas.part) !== V1_SHAPES.part ||
-    [schemas.task, schemas.artifact, schemas.part].some((d) => Object.getPrototypeOf(create(d)) !== Object.prototype)
+    shapeOf(schemas.message) !== V1_SHAPES.message ||
+    [schemas.task, schemas.message, schemas.artifact, schemas.part].some((d) => Object.getPrototypeOf(create(d)) !== Object.prototype)
   ) {
     return generic;
   }
   const tn = schemas.task.typeName;
+  const mn = schemas.message.typeName;
   const an = schemas.artifact.typeName;
   const pn = schemas.part.typeName;
   type Loose = Record<string, unknown>;
@@ -346,6 +353,22 @@ export function shapeMakers(schemas: Pick<Schemas, "task" | "artifact" | "part">
     const c: Loose = { $typeName: tn, id: t.id, contextId: t.contextId, artifacts: t.artifacts, history: t.history, status: t.status };
     if (x.metadata !== undefined) c.metadata = x.metadata;
     return c as unknown as TaskLike;
+  };
+  const messageIn = (m: MessageLike, taskId: string, contextId: string): MessageLike => {
+    const x = m as unknown as Loose;
+    if (x.$unknown !== undefined || x.$typeName !== mn) return generic.messageIn(m, taskId, contextId);
+    const c: Loose = {
+      $typeName: mn,
+      messageId: m.messageId,
+      contextId,
+      taskId,
+      role: m.role,
+      parts: m.parts,
+      extensions: m.extensions,
+      referenceTaskIds: x.referenceTaskIds,
+    };
+    if (x.metadata !== undefined) c.metadata = x.metadata;
+    return c as unknown as MessageLike;
   };
   const copyArtifact = (a: Artifact): Artifact => {
     const x = a as unknown as Loose;
@@ -397,12 +420,27 @@ export function shapeMakers(schemas: Pick<Schemas, "task" | "artifact" | "part">
   };
   return {
     copyTask,
+    messageIn,
     task: (id, contextId, status, history) => ({ $typeName: tn, id, contextId, artifacts: [], history, status }) as unknown as TaskLike,
     copyArtifact,
     textPart: (text) => ({ $typeName: pn, content: { case: "text", value: text }, filename: "", mediaType: "" }),
     artifact: (parts) => ({ $typeName: an, artifactId: "", name: "", description: "", parts, extensions: [] }) as unknown as Artifact,
     artifactOf,
   };
+}
+
+/**
+ * A new id (a UUID v4), as one flat string. Node builds a UUID by joining
+ * twenty short strings, and V8 keeps such a join as a tree of them (about 490
+ * bytes and a dozen objects against 60 bytes and one) until something reads
+ * it whole; the engine keeps two or more ids per task for as long as the task
+ * is stored, and the garbage collector walks them all. Reading a character
+ * makes V8 flatten the string in place, and the tree goes at the next GC.
+ */
+function newId(): string {
+  const id = crypto.randomUUID();
+  id.charCodeAt(0);
+  return id;
 }
 
 /** The last second made an int64 of, and that int64 (a bigint, or a string without BigInt): the next status is often in the same second. */
@@ -416,7 +454,8 @@ function timestampFromMs(ms: number, eventMade: Pick<EventMakers, "timestamp">):
     lastSeconds = protoInt64.parse(seconds);
     lastSecond = seconds;
   }
-  return eventMade.timestamp(lastSeconds, (ms - seconds * 1000) * 1000000);
+  // An int32 (at most 999,000,000): a small integer in the message rather than a boxed double.
+  return eventMade.timestamp(lastSeconds, ((ms - seconds * 1000) * 1000000) | 0);
 }
 
 /** One executor at work on one task, in this process. */
@@ -672,7 +711,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   }
 
   function agentMessage(content: Content<T>, taskId: string, contextId: string): MessageLike {
-    const init = { messageId: crypto.randomUUID(), contextId, taskId, role: ROLE_AGENT, parts: partsOf(content) };
+    const init = { messageId: newId(), contextId, taskId, role: ROLE_AGENT, parts: partsOf(content) };
     return (typeof content === "string" ? make.message(init) : create(schemas.message, init as never)) as unknown as MessageLike;
   }
 
@@ -947,7 +986,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       typeof a === "string"
         ? shape.artifact(partsOf(a))
         : (shape.artifactOf(a) ?? (create(schemas.artifact, a as never) as unknown as TaskLike["artifacts"][number]));
-    if (artifact.artifactId === "") artifact.artifactId = crypto.randomUUID();
+    if (artifact.artifactId === "") artifact.artifactId = newId();
     return artifact;
   }
 
@@ -1035,11 +1074,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   ): Run | Promise<Run> {
     if (incoming.taskId !== "") return openContinued(ctx, stream, incoming, pushInit);
     const controller = new LazyAbort();
-    const key = keyOf(ctx, crypto.randomUUID());
-    const contextId = incoming.contextId || crypto.randomUUID();
-    const message = copyOf(incoming);
-    message.taskId = key.id;
-    message.contextId = contextId;
+    const key = keyOf(ctx, newId());
+    const contextId = incoming.contextId || newId();
+    const message = shape.messageIn(incoming, key.id, contextId);
     const snapshot = shape.task(key.id, contextId, statusOf(TaskState.SUBMITTED, undefined, Date.now()), [message]);
     const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
     runs.set(run.topic, run);
@@ -1162,7 +1199,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     return create(schemas.pushConfig, {
       ...init,
       $typeName: undefined,
-      id: init.id || crypto.randomUUID(),
+      id: init.id || newId(),
       taskId: key.id,
       tenant: key.tenant,
     } as never) as unknown as PushConfigLike;

@@ -98,7 +98,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
   // Ended tasks in the order they ended, for the TTL and for making room: an
   // array read from `head` (a Set with many deletes makes each walk from its
   // front slow); removed entries are skipped and the array compacted now and then.
-  let ended: Entry[] = [];
+  let ended: (Entry | undefined)[] = [];
   let head = 0;
   let count = 0;
 
@@ -121,7 +121,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
 
   /** The task that ended longest ago and is still here. */
   function oldestEnded(): Entry | undefined {
-    while (head < ended.length && ended[head]!.removed) head++;
+    // A slot passed is cleared: the removed task goes at the next GC, not when the array is next compacted.
+    while (head < ended.length && ended[head]!.removed) ended[head++] = undefined;
     if (head > 1024 && head * 2 > ended.length) {
       ended = ended.slice(head);
       head = 0;
