@@ -32,6 +32,15 @@
 //   request, run beside the others;
 // - CPU per request at one offered load that every server of the framework
 //   keeps up with (RATE_SHARE, 0.6, of the slowest one's flat-out rate).
+// With BENCH_PARTS=1, two more servers per framework split the adapter's
+// cost in two, each against the same floor:
+// - glue: the framework adapter (its generated or runtime shape) over a
+//   trivial core that answers the floor's JSON.stringify, so that what it
+//   shows is the adapter's own cost (request, body, answer);
+// - writer: the floor answering through the generated JSON writer (the
+//   Task message, not its JSON), so that what it shows is the writer's cost.
+// What ours costs beyond both is the core's (routing, the A2A checks, the
+// reader, the context).
 // Targets: adapter CPU/request at least 0.8x the floor's (Express 0.9x),
 // Fastify and Hono at least 8x the SDK, SSE events/s at least 2x the SDK's.
 import { fork } from "node:child_process";
@@ -46,6 +55,7 @@ const rounds = Number(process.argv[3] ?? 3);
 const frameworks = (process.env.BENCH_FRAMEWORKS ?? "express,fastify,hono").split(",");
 const SPIN_US = 2;
 const RATE_SHARE = 0.6;
+const parts = process.env.BENCH_PARTS === "1";
 
 /** The stored Task, as ProtoJSON (what every server answers for GetTask). */
 const TASK_JSON = {
@@ -148,13 +158,15 @@ async function main() {
   const rows = [];
   for (const fw of frameworks) {
     const servers = [await spawn(`${fw}:adapter`), await spawn(`${fw}:floor`), await spawn(`${fw}:spin`)];
+    if (parts) servers.push(await spawn(`${fw}:glue`), await spawn(`${fw}:writer`));
     const figs = await measure(servers, ["get", "send"]);
     const rates = {};
     for (const c of ["get", "send"]) rates[c] = Math.round(RATE_SHARE * Math.min(...servers.map((s) => figs.get(s.name)[c].rps)));
     const paced = await measure(servers, ["get", "send"], rates);
     const sse = (await measure([servers[0]], ["sse"])).get(`${fw}:adapter`).sse;
     const fig = (name) => ({ ...figs.get(name), paced: paced.get(name) });
-    rows.push({ fw, ours: { ...fig(`${fw}:adapter`), sse }, floor: fig(`${fw}:floor`), spin: fig(`${fw}:spin`), rates });
+    const partFigs = parts ? { glue: fig(`${fw}:glue`), writer: fig(`${fw}:writer`) } : undefined;
+    rows.push({ fw, ours: { ...fig(`${fw}:adapter`), sse }, floor: fig(`${fw}:floor`), spin: fig(`${fw}:spin`), rates, parts: partFigs });
     for (const s of servers) await stop(s);
   }
 
@@ -189,6 +201,18 @@ async function main() {
       console.log(
         `${r.fw.padEnd(9)} ${n(r.rates[c], 7)}  ${us(o.cpu)} ${us(f.cpu)}     ${x(f.cpu / o.cpu)}   |    ${us(p.cpu)}    ${x(f.cpu / p.cpu)}${behind}`,
       );
+    }
+  }
+  if (parts) {
+    console.log(
+      `\nThe adapter's cost in parts: floor/it, flat out and at the offered load (glue: the adapter over a trivial core; writer: the floor through the generated writer)`,
+    );
+    console.log(`framework  rpc           ours flat/paced   glue flat/paced   writer flat/paced`);
+    for (const r of rows) {
+      for (const c of ["get", "send"]) {
+        const pair = (it) => `${x(r.floor[c].cpu / it[c].cpu)} ${x(r.floor.paced[c].cpu / it.paced[c].cpu)}`;
+        console.log(`${r.fw.padEnd(9)}  ${title[c].padEnd(12)} ${pair(r.ours)}    ${pair(r.parts.glue)}    ${pair(r.parts.writer)}`);
+      }
     }
   }
   console.log(`\nSendStreamingMessage, ${EVENTS} events per request: events/s (ours/SDK), server CPU µs per event`);
@@ -242,21 +266,35 @@ async function ourServer(fw, mode) {
           while (process.hrtime.bigint() < until);
         }
       : () => {};
+  // BENCH_PARTS's writer: the floor answering through the generated JSON writer.
+  const codecs = mode === "writer" ? await import("../gen/a2a_http_json.ts") : undefined;
+  const sendResponse = create(pb.SendMessageResponseSchema, { payload: { case: "task", value: task } });
   const taskJson = (id) => {
     spin();
-    return JSON.stringify(json.get(id));
+    return codecs ? JSON.stringify(codecs.TaskJson.write(store.get(id), true)) : JSON.stringify(json.get(id));
   };
   const sendJson = (body) => {
     void body?.message?.messageId;
     spin();
-    return JSON.stringify({ task: json.get("task-1") });
+    return codecs ? JSON.stringify(codecs.SendMessageResponseJson.write(sendResponse, true)) : JSON.stringify({ task: json.get("task-1") });
   };
+  // BENCH_PARTS's glue: a core that answers as the floor does, behind the adapter's glue.
+  const answer = (body) => ({ status: 200, headers: { "content-type": type }, body });
+  const trivialCore = (req) =>
+    req.method === "POST"
+      ? req.readBody(4 * 1024 * 1024).then((text) => answer(sendJson(JSON.parse(text))))
+      : answer(taskJson(req.rawPath.slice("/tasks/".length)));
   if (fw === "express") {
     const { default: express } = await import("express");
     const app = express();
     if (mode === "adapter") {
       const { a2aServiceExpress } = await import("../gen/a2a_http_express.ts");
       app.use("/a2a", a2aServiceExpress(handlers));
+    } else if (mode === "glue") {
+      const { nodeHandlerOf, nodeMiddleware } = await import("a2a-http/node");
+      const router = express.Router();
+      router.use(nodeMiddleware(nodeHandlerOf(trivialCore)));
+      app.use("/a2a", router);
     } else {
       app.get("/a2a/tasks/:id", (req, res) => void res.type(type).send(taskJson(req.params.id)));
       app.post("/a2a/message\\:send", express.json(), (req, res) => void res.type(type).send(sendJson(req.body)));
@@ -271,6 +309,13 @@ async function ourServer(fw, mode) {
     if (mode === "adapter") {
       const { a2aServiceFastify } = await import("../gen/a2a_http_fastify.ts");
       await app.register(a2aServiceFastify, { prefix: "/a2a", handlers });
+    } else if (mode === "glue") {
+      const { registerFastifyHandler } = await import("a2a-http/fastify");
+      const plugin = (fastify, _opts, done) => {
+        registerFastifyHandler(fastify, trivialCore, ["GET", "POST"]);
+        done();
+      };
+      await app.register(plugin, { prefix: "/a2a" });
     } else {
       app.get("/a2a/tasks/:id", (req, reply) => reply.type(type).send(taskJson(req.params.id)));
       app.post("/a2a/message::send", (req, reply) => reply.type(type).send(sendJson(req.body)));
@@ -283,6 +328,13 @@ async function ourServer(fw, mode) {
   if (mode === "adapter") {
     const { a2aServiceHono } = await import("../gen/a2a_http_hono.ts");
     app.route("/a2a", a2aServiceHono(handlers));
+  } else if (mode === "glue") {
+    // The generated sub-application's shape (emit/server.ts).
+    const { fetchHandlerOf } = await import("a2a-http/server");
+    const handle = fetchHandlerOf(trivialCore);
+    const sub = new Hono();
+    sub.all("*", (c) => handle(c.req.raw, { routePattern: c.req.routePath, native: c }));
+    app.route("/a2a", sub);
   } else {
     app.get("/a2a/tasks/:id", (c) => c.body(taskJson(c.req.param("id")), 200, { "content-type": type }));
     app.post("/a2a/message:send", async (c) => c.body(sendJson(await c.req.json()), 200, { "content-type": type }));
