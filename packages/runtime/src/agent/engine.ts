@@ -19,7 +19,7 @@ import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
 import { TaskStream, type Follow } from "./task-stream.js";
-import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
+import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import type { PushSender } from "./push-sender.js";
 import { StaleVersionError, StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
@@ -473,6 +473,8 @@ interface Run {
   latest: { task: TaskLike; version: number } | undefined;
   /** The Message the executor replied with instead of a task. */
   reply: MessageLike | undefined;
+  /** The task in the memory store, once this run stored it there: found without a lookup. */
+  entry: MemoryTaskHandle | undefined;
   /** Set once the task ended or was interrupted (or canceled): the executor can publish no more. */
   done: boolean;
   /** The last publication, while it may still be pending (one done at once leaves undefined). */
@@ -742,9 +744,16 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
    * subscribers and push configs. On the memory store it is done at once and
    * answers the new version itself rather than a promise of it.
    */
-  function commit(key: TaskKey, topic: string, version: number, task: TaskLike, event: ProtoMessage): number | Promise<number> {
+  function commit(
+    key: TaskKey,
+    topic: string,
+    version: number,
+    task: TaskLike,
+    event: ProtoMessage,
+    entry?: MemoryTaskHandle,
+  ): number | Promise<number> {
     if (mem) {
-      mem.commit(key, task, version, statusTime(task), event);
+      mem.commit(key, task, version, statusTime(task), event, entry);
       published(key, topic, version + 1, event);
       return version + 1;
     }
@@ -807,7 +816,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const event = taskEvent(task);
     if (mem && !pushConfig) {
       try {
-        mem.create(run.key, task, statusTime(task), event);
+        run.entry = mem.create(run.key, task, statusTime(task), event);
       } catch (e) {
         throw storeFull(e);
       }
@@ -917,7 +926,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const next = change(task, Date.now());
     let v: number | Promise<number>;
     try {
-      v = commit(run.key, run.topic, version, next.task, next.event);
+      v = commit(run.key, run.topic, version, next.task, next.event, run.entry);
     } catch (e) {
       return retry(run, change, tries, e);
     }
@@ -1176,6 +1185,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       unstored,
       latest: undefined,
       reply: undefined,
+      entry: undefined,
       done: false,
       chain: undefined,
       subscriber: undefined,
@@ -1320,7 +1330,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       if (!stored) throw A2AErrors.taskNotFound(run.key.id);
       return { payload: { case: "task", value: view(stored.task, config?.historyLength) } };
     };
-    return mem ? answer(mem.get(run.key)) : store.tasks.get(run.key).then(answer);
+    return mem ? answer(mem.get(run.key, run.entry)) : store.tasks.get(run.key).then(answer);
   }
 
   const handlers = {
@@ -1704,6 +1714,8 @@ function endsStream(event: ProtoMessage): boolean {
 }
 
 function textOf(parts: readonly PartLike[]): string {
+  // The usual message: one text part.
+  if (parts.length === 1 && parts[0]!.content.case === "text") return parts[0]!.content.value as string;
   const texts: string[] = [];
   for (const p of parts) if (p.content.case === "text") texts.push(p.content.value as string);
   return texts.join("\n");

@@ -51,6 +51,9 @@ interface Entry {
 
 const NO_CONFIGS: ReadonlyMap<string, PushConfigLike> = new Map();
 
+/** A stored task as the memory store's create() answered it: its entry, opaque to the engine. */
+export type MemoryTaskHandle = { readonly memoryTask: never };
+
 /**
  * The memory store's operations done at once, for the engine on its default
  * store: each `await` of an async store call costs promises and ticks per
@@ -58,11 +61,15 @@ const NO_CONFIGS: ReadonlyMap<string, PushConfigLike> = new Map();
  * behaviour as the async methods (which call these).
  */
 export interface MemoryStoreSync {
-  get(key: TaskKey): StoredTask | undefined;
-  /** As `tasks.create`; throws {@link StaleVersionError} or {@link StoreFullError}. */
-  create(key: TaskKey, task: TaskLike, updatedAt: number, event: StoredEvent["event"]): void;
-  /** As `tasks.commit`; throws {@link StaleVersionError}. */
-  commit(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: StoredEvent["event"]): void;
+  /** As `tasks.get`; with the task's handle, without looking the task up. */
+  get(key: TaskKey, handle?: MemoryTaskHandle): StoredTask | undefined;
+  /**
+   * As `tasks.create`; throws {@link StaleVersionError} or {@link StoreFullError}.
+   * Answers a handle on the task, for get() and commit() to find it by.
+   */
+  create(key: TaskKey, task: TaskLike, updatedAt: number, event: StoredEvent["event"]): MemoryTaskHandle;
+  /** As `tasks.commit`; throws {@link StaleVersionError}. With the task's handle, without looking the task up. */
+  commit(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: StoredEvent["event"], handle?: MemoryTaskHandle): void;
   /** The task's push configs by id, in the order they were first put; undefined when there is no such task. */
   pushConfigs(key: TaskKey): ReadonlyMap<string, PushConfigLike> | undefined;
 }
@@ -139,26 +146,49 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     if (entry.endedAt === undefined && isTerminal(entry.task.status?.state ?? 0)) {
       entry.endedAt = now();
       ended.push(entry);
-      entry.events.splice(0, entry.events.length - 1);
+      // Only the last event is kept (in place: splice would make an array of the others).
+      const events = entry.events;
+      if (events.length > 1) {
+        events[0] = events[events.length - 1]!;
+        events.length = 1;
+      }
     }
   }
 
   function mustFind(key: TaskKey): Entry | undefined {
     const e = find(key);
-    if (e && e.endedAt !== undefined && e.endedAt <= now() - ttl) {
+    return e && unexpired(e);
+  }
+
+  /** The entry unless its TTL has passed (then it is removed). */
+  function unexpired(e: Entry): Entry | undefined {
+    if (e.endedAt !== undefined && e.endedAt <= now() - ttl) {
       remove(e);
       return undefined;
     }
     return e;
   }
 
-  function get(key: TaskKey): StoredTask | undefined {
-    const e = mustFind(key);
+  /** The key's entry: the handle's own while it is stored (a map lookup or three saved), else looked up. */
+  function entryOf(key: TaskKey, handle: MemoryTaskHandle | undefined): Entry | undefined {
+    const h = handle as unknown as Entry | undefined;
+    return h !== undefined && !h.removed ? unexpired(h) : mustFind(key);
+  }
+
+  function get(key: TaskKey, handle?: MemoryTaskHandle): StoredTask | undefined {
+    const e = entryOf(key, handle);
     return e && { task: e.task, version: e.version };
   }
 
-  function commit(key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: StoredEvent["event"]): void {
-    const e = mustFind(key);
+  function commit(
+    key: TaskKey,
+    task: TaskLike,
+    expected: number,
+    updatedAt: number,
+    event: StoredEvent["event"],
+    handle?: MemoryTaskHandle,
+  ): void {
+    const e = entryOf(key, handle);
     if (!e || e.version !== expected) throw new StaleVersionError(key, expected, e?.version ?? 0);
     e.task = task;
     e.version = expected + 1;
@@ -168,7 +198,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     noteState(e);
   }
 
-  function create(key: TaskKey, task: TaskLike, updatedAt: number, event: StoredEvent["event"]): void {
+  function create(key: TaskKey, task: TaskLike, updatedAt: number, event: StoredEvent["event"]): MemoryTaskHandle {
     sweep();
     const existing = find(key);
     if (existing) throw new StaleVersionError(key, 0, existing.version);
@@ -195,6 +225,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     scope.set(key.id, entry);
     count++;
     noteState(entry);
+    return entry as unknown as MemoryTaskHandle;
   }
 
   const tasks: TaskStore = {
