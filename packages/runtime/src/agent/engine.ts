@@ -1226,6 +1226,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       void finish(run, input.contextId, e);
       return;
     }
+    // A quick executor has ended its task within its call and returned nothing pending
+    // (undefined, or the settled promise a publication done at once answers): over now.
+    if ((result === undefined || result === DONE) && run.done && run.chain === undefined) return over(run);
     Promise.resolve(result).then(
       // The usual end: the executor ended the task itself, and nothing it published is pending.
       () => (run.done && run.chain === undefined ? over(run) : finish(run, input.contextId, undefined)),
