@@ -6,6 +6,8 @@
 //   DATABASE_URL=postgres://… node bench/store.mjs   (that server; else a throwaway
 //     cluster of scripts/pg-cluster.sh, started here and stopped at the end)
 //   node bench/store.mjs --only=lifecycle|latency
+//   node bench/store.mjs --only=lifecycle --stores=postgres,sdk --in-flight-only   (a quicker look at the goal's pair)
+//   BENCH_WRITE_STATEMENTS=n node bench/store.mjs   (createSqlStore's writeStatements for the postgres contender)
 //   BENCH_VERBOSE=1 node bench/store.mjs   (also each run's figures, and at the end how each
 //     table was read and written: scans, HOT updates, autovacuums)
 //
@@ -76,6 +78,11 @@ async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes("--quick");
   const only = args.find((a) => a.startsWith("--only="))?.slice(7);
+  const storeNames = args
+    .find((a) => a.startsWith("--stores="))
+    ?.slice(9)
+    .split(",");
+  const inFlightOnly = args.includes("--in-flight-only");
   const nums = args.filter((a) => !a.startsWith("--")).map(Number);
   const seconds = nums[0] ?? (quick ? 1 : 3);
   const rounds = nums[1] ?? (quick ? 1 : 5);
@@ -113,7 +120,7 @@ async function main() {
     );
 
     if (only !== "latency") {
-      const lifecycle = await lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children });
+      const lifecycle = await lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children, storeNames, inFlightOnly });
       if (!lifecycle) failed = true;
     }
     if (only !== "lifecycle") {
@@ -298,14 +305,14 @@ function median(xs) {
 
 // --- 1. the lifecycle ------------------------------------------------------------
 
-async function lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children }) {
+async function lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children, storeNames, inFlightOnly }) {
   const stores = [
     { name: "memory", child: "memory", mode: "ours" },
     { name: "pglite", child: "pglite", mode: "ours" },
     { name: "postgres", child: "postgres", mode: "ours" },
     { name: "sdk", child: "sdk", mode: "save" },
     { name: "sdk+load", child: "sdk", mode: "load+save" },
-  ];
+  ].filter((s) => !storeNames || storeNames.includes(s.name));
   const procs = new Map();
   for (const s of stores) {
     if (procs.has(s.child)) continue;
@@ -330,7 +337,7 @@ async function lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children }
   const cases = [
     { label: `${CONCURRENCY} in flight`, concurrency: CONCURRENCY },
     { label: "sequential", concurrency: 1 },
-  ];
+  ].slice(0, inFlightOnly ? 1 : 2);
   const got = new Map(stores.map((s) => [s.name, cases.map(() => [])]));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? stores : [...stores].reverse();
@@ -389,16 +396,19 @@ async function lifecycleBench({ seconds, rounds, quick, urlOf, dbCpu, children }
   );
   const verdicts = [];
   for (const [ci, c] of cases.entries()) {
-    const r = ratio("postgres", "sdk", ci);
-    const rl = ratio("postgres", "sdk+load", ci);
-    const rp = ratio("pglite", "sdk", ci);
-    console.log(
-      `${c.label}: postgres/sdk ${xr(r)}, postgres/sdk+load ${xr(rl)}, pglite/sdk ${xr(rp)}, memory/postgres ${xr(ratio("memory", "postgres", ci))}`,
-    );
-    if (ci === 0)
+    const pairs = [
+      ["postgres", "sdk"],
+      ["postgres", "sdk+load"],
+      ["pglite", "sdk"],
+      ["memory", "postgres"],
+    ].filter(([x, y]) => got.has(x) && got.has(y));
+    if (pairs.length) console.log(`${c.label}: ${pairs.map(([x, y]) => `${x}/${y} ${xr(ratio(x, y, ci))}`).join(", ")}`);
+    if (ci === 0 && got.has("postgres") && got.has("sdk")) {
+      const r = ratio("postgres", "sdk", ci);
       verdicts.push(
         `postgres/sdk at ${CONCURRENCY} in flight ${r.mid.toFixed(2)}x (goal >= ${GOAL_SDK}x: ${r.mid >= GOAL_SDK ? "met" : "NOT met"})`,
       );
+    }
   }
   for (const v of verdicts) console.log(v);
   return true;
@@ -555,7 +565,8 @@ async function ourStore(which, url, counts) {
     } else {
       db = await connectPostgres(url, { max: POOL });
     }
-    store = await createSqlStore(counting(db, counts), { migrate: true, instance: `bench-${which}` });
+    const writeStatements = process.env.BENCH_WRITE_STATEMENTS ? Number(process.env.BENCH_WRITE_STATEMENTS) : undefined;
+    store = await createSqlStore(counting(db, counts), { migrate: true, instance: `bench-${which}`, writeStatements });
   }
   store.bind?.({ task: pb.TaskSchema, event: pb.StreamResponseSchema, pushConfig: pb.TaskPushNotificationConfigSchema });
   const keyOf = (id) => ({ tenant: "", owner: OWNER, id });
