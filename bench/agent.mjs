@@ -12,6 +12,12 @@
 //     contender named, alone, one case at a time, under V8's sampling profiler
 //     after the warm-up; default 8 s: prints the hottest functions, time by
 //     module, and the engine's functions inclusive)
+//   node [--cpu-prof] bench/agent.mjs --in-process [--case=…] [rounds]   (no
+//     network: the engine's handlers called directly in this process, against
+//     a handler that answers the prebuilt answer, CPU µs per call; with
+//     --cpu-prof, a profile of the engine alone)
+//   BENCH_MAX_TASKS=n: the engine's memory store holds n tasks (default its
+//     own 10 000), to see what keeping the tasks costs.
 //
 // Two cases, each a new task per request:
 // - echo: a blocking SendMessage; the executor is `task.complete("echo: " + text)`
@@ -140,6 +146,7 @@ async function main() {
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+  if (args.includes("--in-process")) return inProcess(cases, nums[0] ?? 8);
   if (profile) return profileOne(profile, { spawn, stop, run, ask, seconds: nums[0] ?? 8, cases, pinned, cpus });
 
   const names = ["engine", "sdk", "floor"];
@@ -213,6 +220,101 @@ async function main() {
   }
   console.log("");
   for (const v of verdicts) console.log(v);
+}
+
+/**
+ * The engine's handlers called in this process (no HTTP, no JSON), against a
+ * handler that answers what the engine answered (the floor's part of the
+ * cost: the loop, the request and its context); alternating rounds.
+ */
+async function inProcess(cases, rounds) {
+  // The generated code is TypeScript (the children get tsx by --import).
+  (await import("tsx/esm/api")).register();
+  const { create } = await import("@bufbuild/protobuf");
+  const pb = await import("../gen/a2a_pb.ts");
+  const engines = await agents();
+  const signal = new AbortController().signal;
+  const ctx = () => ({ rpc: "sendMessage", tenant: "", headers: new Headers(), signal, responseHeaders: new Headers(), extensions: [] });
+  const req = () =>
+    create(pb.SendMessageRequestSchema, {
+      message: { messageId: "m1", role: pb.Role.USER, parts: [{ content: { case: "text", value: TEXT } }], contextId: CONTEXT_ID },
+    });
+  const answer = await engines.echo.sendMessage(req(), ctx());
+  const events = [];
+  for await (const e of engines.stream.sendStreamingMessage(req(), ctx())) events.push(e);
+  if (answer.payload.value.status.state !== 3 || events.length !== EVENTS) throw new Error("the engine answers differently");
+  const calls = {
+    echo: {
+      engine: () => engines.echo.sendMessage(req(), ctx()),
+      floor: () => ({ sendMessage: (r) => (void r.message?.messageId, answer) }).sendMessage(req(), ctx()),
+    },
+    stream: {
+      engine: async () => {
+        for await (const e of engines.stream.sendStreamingMessage(req(), ctx())) void e;
+      },
+      floor: async () => {
+        const floor = async function* (r) {
+          void r.message?.messageId;
+          for (const e of events) yield e;
+        };
+        for await (const e of floor(req(), ctx())) void e;
+      },
+    },
+  };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(
+    `node ${process.version}; in-process, median of ${rounds} alternating rounds; CPU µs per call (stream: per ${EVENTS}-event stream)`,
+  );
+  for (const c of Object.keys(cases)) {
+    const n = c === "echo" ? 20_000 : 400;
+    // The warm-up fills the engine's store.
+    for (let i = 0; i < WARM_TASKS; i++) await calls[c].engine();
+    const got = { engine: [], floor: [] };
+    for (let round = 0; round < rounds; round++) {
+      for (const who of round % 2 === 0 ? ["engine", "floor"] : ["floor", "engine"]) {
+        const before = process.cpuUsage();
+        for (let i = 0; i < n; i++) await calls[c][who]();
+        const used = process.cpuUsage(before);
+        got[who].push((used.user + used.system) / n);
+      }
+    }
+    const e = median(got.engine);
+    const f = median(got.floor);
+    const per = c === "stream" ? `; per event ${(e / EVENTS).toFixed(2)} / ${(f / EVENTS).toFixed(2)}` : "";
+    console.log(`${cases[c].title.padEnd(38)} engine ${e.toFixed(1)}, floor ${f.toFixed(1)}, engine - floor ${(e - f).toFixed(1)}${per}`);
+  }
+}
+
+/** The engine's two agents (echo, stream) on the memory store, as both the server and --in-process run them. */
+async function agents() {
+  const { create } = await import("@bufbuild/protobuf");
+  const pb = await import("../gen/a2a_pb.ts");
+  const { createA2AServiceAgent } = await import("../gen/a2a_http_agent.ts");
+  const { createMemoryStore } = await import("a2a-http/agent");
+  const maxTasks = process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined;
+  const store = () => createMemoryStore({ maxTasks });
+  const card = create(pb.AgentCardSchema, {
+    name: "bench",
+    description: "bench",
+    version: "1.0.0",
+    supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }],
+    capabilities: { streaming: true },
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+  });
+  return {
+    echo: createA2AServiceAgent(({ text }, task) => task.complete("echo: " + text), { card, store: store() }),
+    stream: createA2AServiceAgent(
+      async (_input, task) => {
+        for (let i = 1; i <= UPDATES; i++) {
+          if (i % 2 === 1) await task.working();
+          else await task.artifact({ artifactId: "out", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, { append: i > 2 });
+        }
+        await task.complete();
+      },
+      { card, store: store() },
+    ),
+  };
 }
 
 /** One request of the case, to check that every contender gives the same answers. */
@@ -384,31 +486,11 @@ async function child(which) {
 
 /** The engine, or the floor: the generated Express adapter either way. */
 async function ourServer(app, which, only) {
-  const { create, fromJson } = await import("@bufbuild/protobuf");
+  const { fromJson } = await import("@bufbuild/protobuf");
   const pb = await import("../gen/a2a_pb.ts");
   const { a2aServiceExpress } = await import("../gen/a2a_http_express.ts");
   if (which === "engine") {
-    const { createA2AServiceAgent } = await import("../gen/a2a_http_agent.ts");
-    const card = create(pb.AgentCardSchema, {
-      name: "bench",
-      description: "bench",
-      version: "1.0.0",
-      supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }],
-      capabilities: { streaming: true },
-      defaultInputModes: ["text/plain"],
-      defaultOutputModes: ["text/plain"],
-    });
-    const echo = createA2AServiceAgent(({ text }, task) => task.complete("echo: " + text), { card });
-    const stream = createA2AServiceAgent(
-      async (_input, task) => {
-        for (let i = 1; i <= UPDATES; i++) {
-          if (i % 2 === 1) await task.working();
-          else await task.artifact({ artifactId: "out", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, { append: i > 2 });
-        }
-        await task.complete();
-      },
-      { card },
-    );
+    const { echo, stream } = await agents();
     if (only === "echo") app.use("/echo", a2aServiceExpress(echo));
     else app.use("/stream", a2aServiceExpress(stream));
     return;
