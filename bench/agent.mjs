@@ -497,7 +497,8 @@ async function ourServer(app, which, only) {
   }
   // The floor: what the engine answers, prebuilt once as protobuf-es messages.
   const at = "2026-01-02T03:04:05.123Z";
-  const ids = { taskId: "task-1", contextId: CONTEXT_ID };
+  // A task id as long as the engine's (a UUID), so that both answer as many bytes.
+  const ids = { taskId: "7c9e6679-7425-40de-944b-e07fc1f90ae7", contextId: CONTEXT_ID };
   const userMessage = { messageId: "m1", ...ids, role: "ROLE_USER", parts: [{ text: TEXT }] };
   const echoTask = fromJson(pb.TaskSchema, {
     id: ids.taskId,
