@@ -444,7 +444,8 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
   function wrote(w: Omit<Write, "done">, result: boolean | Error): void {
     if (watchers === 0) return;
     if (result instanceof Error) recent.forget(w.id);
-    else if (result) recent.note(w.id, w.expected + 1, w.message);
+    // Kept as the notification would carry it: a big event (an artifact) is read back when asked for.
+    else if (result) recent.note(w.id, w.expected + 1, w.event.length <= MAX_NOTIFIED_EVENT ? w.message : undefined);
   }
 
   const tasks: TaskStore = {
