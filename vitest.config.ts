@@ -19,7 +19,7 @@ export default defineConfig({
       { find: /^a2a-http\/routing$/, replacement: runtimeSource("routing.ts") },
       { find: /^a2a-http\/profile$/, replacement: runtimeSource("a2a.ts") },
       { find: /^a2a-http\/connect$/, replacement: runtimeSource("connect/index.ts") },
-      { find: /^a2a-http\/json$/, replacement: runtimeSource("json/index.ts") },
+      { find: /^a2a-http\/json$/, replacement: runtimeSource("codegen/index.ts") },
       { find: /^a2a-http\/agent$/, replacement: runtimeSource("agent/index.ts") },
       { find: /^a2a-http\/stores$/, replacement: runtimeSource("stores.ts") },
       { find: /^a2a-http\/push$/, replacement: runtimeSource("push.ts") },

@@ -20,8 +20,8 @@ register();
 const { create, fromBinary, toBinary } = await import("@bufbuild/protobuf");
 const pb = await import("../gen/a2a_pb.ts");
 const { A2AServiceRoutes } = await import("../gen/a2a_http.ts");
-const { parseJsonBody, decodeRequest, checkRequired } = await import("../packages/runtime/src/codec/index.ts");
-const { checkMessage, DEFAULT_MAX_ELEMENTS } = await import("../packages/runtime/src/codec/bounds.ts");
+const { parseJsonBody, decodeRequest, checkRequired } = await import("../packages/runtime/src/transcoding/index.ts");
+const { checkMessage, DEFAULT_MAX_ELEMENTS } = await import("../packages/runtime/src/transcoding/bounds.ts");
 const { checkWire } = await import("../packages/runtime/src/connect/wire-bounds.ts");
 
 const rounds = Number(process.argv[2] ?? 5);

@@ -66,5 +66,5 @@ export { wwwAuthenticate } from "./www-authenticate.js";
 export type { WwwAuthenticateOptions } from "./www-authenticate.js";
 export * from "./client/index.js";
 export * from "./server/index.js";
-export * from "./codec/index.js";
+export * from "./transcoding/index.js";
 export * from "./jsonrpc/index.js";

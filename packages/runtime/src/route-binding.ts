@@ -1,5 +1,5 @@
 import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
-import type { MessageJsonCodec } from "./json/index.js";
+import type { MessageJsonCodec } from "./codegen/index.js";
 import type { PathTemplate } from "./path-template.js";
 
 /**

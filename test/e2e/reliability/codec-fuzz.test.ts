@@ -5,7 +5,7 @@
 import { describe, expect, test } from "vitest";
 import fc from "fast-check";
 import { Code, RpcError, createRouter, type RouteBinding } from "a2a-http";
-import { checkRequired, decodeRequest, parseJsonBody } from "../../../packages/runtime/src/codec/index.js";
+import { checkRequired, decodeRequest, parseJsonBody } from "../../../packages/runtime/src/transcoding/index.js";
 import { A2AServiceRoutes } from "../../../gen/a2a_http.js";
 import { LibraryServiceRoutes } from "../../../gen/acme/library/v1/library_http.js";
 import { requestArbitrary } from "./fuzz.js";
@@ -14,7 +14,7 @@ import { reportFigure } from "./report.js";
 const RUNS = Number(process.env["FUZZ_CASES"] ?? 3000);
 const SEED = Number(process.env["FUZZ_SEED"] ?? 14);
 
-/** Runs `f`; an RpcError INVALID_ARGUMENT, or the element cap's 413 (codec/bounds.ts), is a refusal; anything else thrown fails. */
+/** Runs `f`; an RpcError INVALID_ARGUMENT, or the element cap's 413 (transcoding/bounds.ts), is a refusal; anything else thrown fails. */
 function refusesCleanly(f: () => unknown): "ok" | "refused" {
   try {
     f();

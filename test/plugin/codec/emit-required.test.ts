@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { A2AServiceRoutes } from "../../../gen/a2a_http.js";
 import { ListTasksResponseSchema, TaskSchema, TaskState } from "../../../gen/a2a_pb.js";
-import { encodeResponse } from "../../../packages/runtime/src/codec/index.js";
+import { encodeResponse } from "../../../packages/runtime/src/transcoding/index.js";
 
 const listTasks = A2AServiceRoutes.find((r) => r.rpc === "listTasks")!;
 const getTask = A2AServiceRoutes.find((r) => r.rpc === "getTask")!;

@@ -19,12 +19,12 @@ import {
   type JsonValue,
   type Message,
 } from "@bufbuild/protobuf";
-import { checkRequired, decodeRequest, encodeResponse } from "../../../packages/runtime/src/codec/index.js";
-import { fillRequiredDefaults, requiredViolations } from "../../../packages/runtime/src/codec/required.js";
+import { checkRequired, decodeRequest, encodeResponse } from "../../../packages/runtime/src/transcoding/index.js";
+import { fillRequiredDefaults, requiredViolations } from "../../../packages/runtime/src/transcoding/required.js";
 import { createA2AServiceClient } from "../../../gen/a2a_http_client.js";
-import { a2a } from "../../runtime/codec/helpers.js";
-import { readLenient, writeMessage, writeResult } from "../../../packages/runtime/src/codec/message-json.js";
-import { readTimestamp, writeTimestamp, type MessageJsonCodec } from "../../../packages/runtime/src/json/index.js";
+import { a2a } from "../../runtime/transcoding/helpers.js";
+import { readLenient, writeMessage, writeResult } from "../../../packages/runtime/src/transcoding/message-json.js";
+import { readTimestamp, writeTimestamp, type MessageJsonCodec } from "../../../packages/runtime/src/codegen/index.js";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import * as a2aJson from "../../../gen/a2a_http_json.js";
 import * as a2aV03Json from "../../../gen/a2a-v0_3_http_json.js";

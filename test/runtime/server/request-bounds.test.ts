@@ -13,8 +13,8 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService, SendMessageRequestSchema, TaskSchema, ListTasksResponseSchema, Role, TaskState } from "../../../gen/a2a_pb.js";
 import { A2AServiceRoutes } from "../../../gen/a2a_http.js";
 import { startExampleAgent, type RunningAgent } from "../../../example/server.js";
-import { checkJson, checkMessage, DEFAULT_MAX_ELEMENTS } from "../../../packages/runtime/src/codec/bounds.js";
-import { encodeResponse } from "../../../packages/runtime/src/codec/index.js";
+import { checkJson, checkMessage, DEFAULT_MAX_ELEMENTS } from "../../../packages/runtime/src/transcoding/bounds.js";
+import { encodeResponse } from "../../../packages/runtime/src/transcoding/index.js";
 import { RpcError } from "../../../packages/runtime/src/errors.js";
 
 const v = { "a2a-version": "1.0", "content-type": "application/json" };

@@ -1,5 +1,5 @@
 import type { Registry } from "@bufbuild/protobuf";
-import type { JsonCodec } from "../codec/message-json.js";
+import type { JsonCodec } from "../transcoding/message-json.js";
 import type { RouteBinding } from "../route-binding.js";
 import type { RedirectPolicy } from "./redirect.js";
 

@@ -7,9 +7,9 @@
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
 import { A2A_DEFAULT_VERSIONS, A2A_TENANT, mediaTypeOf } from "../a2a.js";
-import { readLenient, routeCodecs, writeMessage } from "../codec/message-json.js";
+import { readLenient, routeCodecs, writeMessage } from "../transcoding/message-json.js";
 import { Code, RpcError } from "../errors.js";
-import type { MessageJsonCodec } from "../json/index.js";
+import type { MessageJsonCodec } from "../codegen/index.js";
 import type { RouteBinding } from "../route-binding.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 import { startCallSignal } from "./call-signal.js";

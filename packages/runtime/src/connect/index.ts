@@ -13,8 +13,8 @@
 import { fromJson, type DescMessage, type DescService, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { Code as ConnectCode, ConnectError, type HandlerContext as ConnectContext, type ServiceImpl } from "@connectrpc/connect";
 import { A2A_DEFAULT_VERSIONS, A2A_TENANT, A2AErrors, a2aVersionCheck, parseA2AExtensions, requestedA2AVersion } from "../a2a.js";
-import { checkMessage } from "../codec/bounds.js";
-import { checkRequired } from "../codec/required.js";
+import { checkMessage } from "../transcoding/bounds.js";
+import { checkRequired } from "../transcoding/required.js";
 import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";

@@ -1,4 +1,4 @@
-// The element cap of codec/bounds.ts on the gRPC port, before connect-es
+// The element cap of transcoding/bounds.ts on the gRPC port, before connect-es
 // decodes: a wrapper of the node request listener (connect-es's
 // connectNodeAdapter) that reads a request's body (at most readMaxBytes and
 // its envelope), counts its message on the wire (wire-bounds.ts), and then
@@ -6,7 +6,7 @@
 // no hook between reading the bytes and decoding them.
 import type { DescMessage, DescService } from "@bufbuild/protobuf";
 import { DEFAULT_BODY_LIMIT } from "../server/options.js";
-import { checkJson, DEFAULT_MAX_ELEMENTS } from "../codec/bounds.js";
+import { checkJson, DEFAULT_MAX_ELEMENTS } from "../transcoding/bounds.js";
 import { Code, isRpcError, type RpcError } from "../errors.js";
 import { checkWire } from "./wire-bounds.js";
 

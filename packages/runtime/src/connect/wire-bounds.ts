@@ -1,4 +1,4 @@
-// The element cap (codec/bounds.ts) on gRPC's binary messages before they
+// The element cap (transcoding/bounds.ts) on gRPC's binary messages before they
 // are decoded. connect-es hands the bytes to protobuf-es's fromBinary before
 // anything of ours runs, and decoding is what costs: 4 MiB of null Values
 // (about 1M of them) took 1.3 s and 128 MB, 30x the bytes, where the JSON
@@ -7,7 +7,7 @@
 // length-delimited fields are messages to walk into.
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { Code, RpcError } from "../errors.js";
-import { DEFAULT_MAX_ELEMENTS, tooMany } from "../codec/bounds.js";
+import { DEFAULT_MAX_ELEMENTS, tooMany } from "../transcoding/bounds.js";
 
 /** protobuf's own default recursion limit (the C++ and Java parsers'). */
 export const MAX_WIRE_DEPTH = 100;

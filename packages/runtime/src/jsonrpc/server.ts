@@ -14,11 +14,11 @@ import {
   parseA2AExtensions,
   requestedA2AVersion,
 } from "../a2a.js";
-import { checkRequired } from "../codec/required.js";
-import { checkJson, findForbiddenKey } from "../codec/bounds.js";
-import { jsonError } from "../codec/json.js";
-import { readLenient, routeCodecs, writeResult } from "../codec/message-json.js";
-import type { MessageJsonCodec } from "../json/index.js";
+import { checkRequired } from "../transcoding/required.js";
+import { checkJson, findForbiddenKey } from "../transcoding/bounds.js";
+import { jsonError } from "../transcoding/json.js";
+import { readLenient, routeCodecs, writeResult } from "../transcoding/message-json.js";
+import type { MessageJsonCodec } from "../codegen/index.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { ServerContext, type ContextInput } from "../server/context.js";
@@ -196,7 +196,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, message);
   }
 
-  /** The answer to a body that breaks codec/bounds.ts's rules, or undefined. */
+  /** The answer to a body that breaks transcoding/bounds.ts's rules, or undefined. */
   function jsonBounds(parsed: unknown): UniversalServerResponse | undefined {
     try {
       checkJson(parsed, options.maxElements);
@@ -293,7 +293,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
           `the request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
         );
       }
-      // Forbidden keys, non-finite numbers and the element cap (codec/bounds.ts), before any decoding.
+      // Forbidden keys, non-finite numbers and the element cap (transcoding/bounds.ts), before any decoding.
       const bad = jsonBounds(parsed);
       if (bad !== undefined) return bad;
     } catch (e) {

@@ -3,8 +3,8 @@
 // google.rpc.Status JSON, and server streams as SSE; under the A2A profile
 // also its rules (a2a.ts: version, extensions, tenants, subscribe on POST).
 import type { Message } from "@bufbuild/protobuf";
-import { checkRequired, decodeRequest, encodeResponse, parseJsonBody } from "../codec/index.js";
-import { routeCodecs } from "../codec/message-json.js";
+import { checkRequired, decodeRequest, encodeResponse, parseJsonBody } from "../transcoding/index.js";
+import { routeCodecs } from "../transcoding/message-json.js";
 import {
   A2A_DEFAULT_VERSIONS,
   A2A_MEDIA_TYPE,

@@ -1,6 +1,6 @@
 // The options every binding served from a UniversalServerRequest takes
 // (HTTP+JSON, JSON-RPC; gRPC takes those that apply), with their defaults.
-import type { JsonCodec } from "../codec/index.js";
+import type { JsonCodec } from "../transcoding/index.js";
 import type { HandlerContext } from "../route-binding.js";
 import type { ContextExtra, ContextInput } from "./context.js";
 import type { AllowedHosts } from "./hosts.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeRequest, parseJsonBody } from "../../../packages/runtime/src/codec/index.js";
+import { decodeRequest, parseJsonBody } from "../../../packages/runtime/src/transcoding/index.js";
 import {
   CreateBookRequestSchema,
   Genre,

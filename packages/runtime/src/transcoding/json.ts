@@ -2,7 +2,7 @@
 import { fromJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { isFieldError } from "@bufbuild/protobuf/reflect";
 import { badRequest, Code, RpcError } from "../errors.js";
-import type { MessageJsonCodec } from "../json/index.js";
+import type { MessageJsonCodec } from "../codegen/index.js";
 import { checkJson, DEFAULT_MAX_ELEMENTS, findForbiddenKey } from "./bounds.js";
 import { fieldByName } from "./names.js";
 import { enumValueList } from "./values.js";

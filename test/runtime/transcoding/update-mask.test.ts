@@ -9,7 +9,7 @@ import {
   FieldDescriptorProto_Label as L,
   file_google_protobuf_field_mask,
 } from "@bufbuild/protobuf/wkt";
-import { checkRequired } from "../../../packages/runtime/src/codec/index.js";
+import { checkRequired } from "../../../packages/runtime/src/transcoding/index.js";
 import { field_behavior, FieldBehavior } from "../../../packages/runtime/src/gen/google/api/field_behavior_pb.js";
 import { invalid, violations } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { fromJson, toJson, create } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import { decodeRequest } from "../../../packages/runtime/src/codec/index.js";
+import { decodeRequest } from "../../../packages/runtime/src/transcoding/index.js";
 import { ListBooksRequestSchema, type ListBooksRequest } from "../../../gen/acme/library/v1/library_pb.js";
 import { lib } from "./helpers.js";
 

@@ -2,7 +2,7 @@
 // protobuf-es for the rest: what the codec leaves (`undefined`) is
 // protobuf-es's to answer, errors included.
 import { create, fromJson, toJson, type DescMessage, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
-import type { MessageJsonCodec } from "../json/index.js";
+import type { MessageJsonCodec } from "../codegen/index.js";
 import type { RouteBinding } from "../route-binding.js";
 import { fillRequiredDefaults } from "./required.js";
 

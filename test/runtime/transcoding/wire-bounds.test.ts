@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { type MessageSchema, type SendMessageConfigurationSchema, SendMessageRequestSchema, Role } from "../../../gen/a2a_pb.js";
-import { checkMessage } from "../../../packages/runtime/src/codec/bounds.js";
+import { checkMessage } from "../../../packages/runtime/src/transcoding/bounds.js";
 import { checkWire } from "../../../packages/runtime/src/connect/wire-bounds.js";
 
 /** The smallest maxElements a check takes. */

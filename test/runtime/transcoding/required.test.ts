@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { create, getOption } from "@bufbuild/protobuf";
-import { checkRequired, decodeRequest } from "../../../packages/runtime/src/codec/index.js";
+import { checkRequired, decodeRequest } from "../../../packages/runtime/src/transcoding/index.js";
 import { field_behavior, FieldBehavior } from "../../../packages/runtime/src/gen/google/api/field_behavior_pb.js";
 import {
   SendMessageRequestSchema,

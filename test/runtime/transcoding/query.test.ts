@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeRequest } from "../../../packages/runtime/src/codec/index.js";
+import { decodeRequest } from "../../../packages/runtime/src/transcoding/index.js";
 import { ListBooksRequestSchema, Genre, type ListBooksRequest } from "../../../gen/acme/library/v1/library_pb.js";
 import { ListTasksRequestSchema, TaskState, type ListTasksRequest, type GetTaskRequest } from "../../../gen/a2a_pb.js";
 import { a2a, invalid, json, lib, violations } from "./helpers.js";

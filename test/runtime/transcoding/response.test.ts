@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import { encodeResponse } from "../../../packages/runtime/src/codec/index.js";
+import { encodeResponse } from "../../../packages/runtime/src/transcoding/index.js";
 import { BookSchema, Genre, ShelfSchema, ListBooksResponseSchema } from "../../../gen/acme/library/v1/library_pb.js";
 import { TaskSchema, TaskState } from "../../../gen/a2a_pb.js";
 import { a2a, lib } from "./helpers.js";

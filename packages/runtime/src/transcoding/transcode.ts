@@ -4,7 +4,7 @@ import { create, toJson, type DescField, type DescMessage, type JsonValue, type 
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { RouteBinding } from "../route-binding.js";
 import { badRequest, Code, RpcError } from "../errors.js";
-import type { MessageJsonCodec } from "../json/index.js";
+import type { MessageJsonCodec } from "../codegen/index.js";
 import { messageFromJson } from "./json.js";
 import { routeCodecs, writeResult, type JsonCodec } from "./message-json.js";
 import { fieldByName, quote } from "./names.js";

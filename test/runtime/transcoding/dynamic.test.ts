@@ -11,7 +11,7 @@ import {
   file_google_protobuf_wrappers,
   file_google_protobuf_struct,
 } from "@bufbuild/protobuf/wkt";
-import { decodeRequest } from "../../../packages/runtime/src/codec/index.js";
+import { decodeRequest } from "../../../packages/runtime/src/transcoding/index.js";
 import type { RouteBinding } from "../../../packages/runtime/src/route-binding.js";
 import { invalid, violations } from "./helpers.js";
 
