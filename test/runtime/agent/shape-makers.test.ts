@@ -5,9 +5,19 @@
  * the same order; inits it does not take go through create(); a schema that
  * differs keeps create()'s shape.
  */
-import { create, protoInt64 } from "@bufbuild/protobuf";
+import { clone, create, createFileRegistry, protoInt64, type DescMessage } from "@bufbuild/protobuf";
+import {
+  FieldDescriptorProtoSchema,
+  FieldDescriptorProto_Label,
+  FieldDescriptorProto_Type,
+  FileDescriptorProtoSchema,
+  OneofDescriptorProtoSchema,
+  type DescriptorProto,
+  type FileDescriptorProto,
+} from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, TaskStatusSchema } from "../../../gen/a2a_pb.js";
+import * as v03 from "../../../gen/a2a-v0_3_pb.js";
+import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, TaskStatusSchema, file_a2a } from "../../../gen/a2a_pb.js";
 import { shapeMakers } from "../../../packages/runtime/src/agent/engine.js";
 
 const schemas = { task: TaskSchema, message: MessageSchema, artifact: ArtifactSchema, part: PartSchema };
@@ -114,5 +124,104 @@ describe("the engine's task and artifact messages", () => {
     expect(other.artifactOf({ parts: [] })).toBeUndefined();
     const got = other.artifact([]);
     expect(Object.keys(got)).toEqual(Object.keys(create(MessageSchema, { parts: [] })));
+  });
+});
+
+/** The four schemas shapeMakers takes, of any proto. */
+type Schemas = Record<keyof typeof schemas, DescMessage>;
+
+/** A2A v1.0's Task, Message, Artifact and Part from a copy of a2a.proto's descriptor changed by `edit`. */
+function changed(edit: (file: FileDescriptorProto, message: (name: string) => DescriptorProto) => void): Schemas {
+  const file = clone(FileDescriptorProtoSchema, file_a2a.proto);
+  edit(file, (name) => file.messageType.find((m) => m.name === name)!);
+  const registry = createFileRegistry(file, (name) => file_a2a.dependencies.find((d) => d.proto.name === name));
+  const get = (name: string): DescMessage => registry.getMessage(`lf.a2a.v1.${name}`)!;
+  return { task: get("Task"), message: get("Message"), artifact: get("Artifact"), part: get("Part") };
+}
+
+const fieldOf = (message: DescriptorProto, name: string) => message.field.find((f) => f.name === name)!;
+
+/** Whether shapeMakers took the object literals (the fallback leaves every artifact init to create()). */
+const literals = (s: Schemas) => shapeMakers(s).artifactOf({ parts: [] }) !== undefined;
+
+describe("the engine's check that a schema is A2A v1.0's", () => {
+  it("takes A2A v1.0's, also rebuilt from its descriptor", () => {
+    expect(literals(schemas)).toBe(true);
+    expect(literals(changed(() => {}))).toBe(true);
+  });
+
+  it("refuses the v0.3 schemas", () => {
+    expect(literals({ task: v03.TaskSchema, message: v03.MessageSchema, artifact: v03.ArtifactSchema, part: v03.PartSchema })).toBe(false);
+  });
+
+  it("refuses a message field added to any of the four, which a copy must keep", () => {
+    const withExtra = (name: string) =>
+      changed((_, message) =>
+        message(name).field.push(
+          create(FieldDescriptorProtoSchema, {
+            name: "extra",
+            jsonName: "extra",
+            number: 99,
+            label: FieldDescriptorProto_Label.OPTIONAL,
+            type: FieldDescriptorProto_Type.MESSAGE,
+            typeName: ".google.protobuf.Struct",
+          }),
+        ),
+      );
+    for (const name of ["Task", "Message", "Artifact", "Part"]) expect(literals(withExtra(name)), name).toBe(false);
+    const s = withExtra("Message");
+    const m = create(s.message, { messageId: "m", extra: { k: 1 } } as never);
+    expect(shapeMakers(s).messageIn(m as never, "t", "c")).toStrictEqual({ ...m, taskId: "t", contextId: "c" });
+  });
+
+  it("refuses a field of the same name and kind made optional (explicit presence: create() leaves it out)", () => {
+    // The list of a2a.proto's field names and kinds this check replaced took this schema, and artifact() gave `name: ""`.
+    const s = changed((_, message) => {
+      const artifact = message("Artifact");
+      artifact.oneofDecl.push(create(OneofDescriptorProtoSchema, { name: "_name" }));
+      const name = fieldOf(artifact, "name");
+      name.proto3Optional = true;
+      name.oneofIndex = artifact.oneofDecl.length - 1;
+    });
+    expect(literals(s)).toBe(false);
+    expect(Object.keys(shapeMakers(s).artifact([]))).not.toContain("name");
+  });
+
+  it("refuses a field of the same name of another kind (another zero value)", () => {
+    const s = changed((_, message) => {
+      fieldOf(message("Part"), "filename").type = FieldDescriptorProto_Type.INT32;
+    });
+    expect(literals(s)).toBe(false);
+    expect(shapeMakers(s).textPart("x")).toStrictEqual(create(s.part, { content: { case: "text", value: "x" } } as never));
+  });
+
+  it("refuses a repeated field made singular, a field renamed and a field removed", () => {
+    const edits: ((message: (name: string) => DescriptorProto) => void)[] = [
+      (message) => {
+        fieldOf(message("Artifact"), "extensions").label = FieldDescriptorProto_Label.OPTIONAL;
+      },
+      (message) => {
+        Object.assign(fieldOf(message("Artifact"), "description"), { name: "summary", jsonName: "summary" });
+      },
+      (message) => {
+        const part = message("Part");
+        part.field = part.field.filter((f) => f.name !== "media_type");
+      },
+      (message) => {
+        const task = message("Task");
+        task.field = task.field.filter((f) => f.name !== "history");
+      },
+    ];
+    for (const edit of edits) expect(literals(changed((_, message) => edit(message)))).toBe(false);
+  });
+
+  it("refuses a different default (proto2, where defaults live on a message's prototype)", () => {
+    const s = changed((file, message) => {
+      file.syntax = "proto2";
+      for (const m of file.messageType) for (const f of m.field) f.proto3Optional = false;
+      fieldOf(message("Part"), "media_type").defaultValue = "text/plain";
+    });
+    expect(literals(s)).toBe(false);
+    expect(shapeMakers(s).textPart("x")).toStrictEqual(create(s.part, { content: { case: "text", value: "x" } } as never));
   });
 });

@@ -18,6 +18,7 @@ import { A2AErrors } from "../a2a.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
+import { everyField, makesSame } from "./literal-check.js";
 import { TaskStream, type Follow } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
@@ -209,8 +210,8 @@ interface EventMakers {
  * The event messages as object literals when the schema's messages are A2A
  * v1.0's (V8 makes a literal in nanoseconds, a copy of the zero message in a
  * hundred); each is checked once against maker()'s, field for field in the
- * same order, and a schema that differs (a newer a2a.proto with other
- * fields) keeps maker()'s.
+ * same order (literal-check.ts), and a schema that differs (a newer
+ * a2a.proto with other fields) keeps maker()'s.
  */
 /** Exported for its test only (not from a2a-http/agent). */
 export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "artifactUpdate" | "stream">): EventMakers {
@@ -243,28 +244,10 @@ export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "
       ({ $typeName: au, taskId, contextId, append, lastChunk, artifact }) as unknown as ProtoMessage,
     stream: (payload, value) => ({ $typeName: sr, payload: { case: payload, value } }) as unknown as ProtoMessage,
   };
-  // The same fields in the same order with the same values (a oneof's ADT compared the same way).
-  const same = (a: object, b: object): boolean => {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    return (
-      ka.length === kb.length &&
-      ka.every((k, i) => {
-        const va = (a as Init)[k];
-        const vb = (b as Init)[k];
-        if (k !== kb[i]) return false;
-        if (va === vb) return true;
-        const adt = (v: unknown) => typeof v === "object" && v !== null && !("$typeName" in v);
-        return adt(va) && adt(vb) && same(va as object, vb as object);
-      })
-    );
-  };
   const x = {} as MessageLike;
   const y = {};
   const pick = <K extends keyof EventMakers>(k: K, ...samples: Parameters<EventMakers[K]>[]): EventMakers[K] =>
-    samples.every((args) => same((literal[k] as (...a: unknown[]) => object)(...args), (made[k] as (...a: unknown[]) => object)(...args)))
-      ? literal[k]
-      : made[k];
+    makesSame(literal[k] as (...a: unknown[]) => unknown, made[k] as (...a: unknown[]) => unknown, samples) ? literal[k] : made[k];
   return {
     timestamp: pick("timestamp", [protoInt64.parse(1), 2]),
     status: pick("status", [2, x, y as ProtoMessage], [2, undefined, y as ProtoMessage]),
@@ -293,31 +276,14 @@ interface ShapeMakers {
 }
 
 /**
- * The fields of the messages below in A2A v1.0 (shared/proto/a2a.proto):
- * name, kind, and scalar type or message, in the schema's order.
- */
-const V1_SHAPES = {
-  task: "id:scalar:9,contextId:scalar:9,status:message:lf.a2a.v1.TaskStatus,artifacts:list:lf.a2a.v1.Artifact,history:list:lf.a2a.v1.Message,metadata:message:google.protobuf.Struct",
-  artifact:
-    "artifactId:scalar:9,name:scalar:9,description:scalar:9,parts:list:lf.a2a.v1.Part,metadata:message:google.protobuf.Struct,extensions:list:9",
-  message:
-    "messageId:scalar:9,contextId:scalar:9,taskId:scalar:9,role:enum:lf.a2a.v1.Role,parts:list:lf.a2a.v1.Part,metadata:message:google.protobuf.Struct,extensions:list:9,referenceTaskIds:list:9",
-  part: "content:oneof(text:scalar:9|raw:scalar:12|url:scalar:9|data:message:google.protobuf.Value),metadata:message:google.protobuf.Struct,filename:scalar:9,mediaType:scalar:9",
-};
-
-function shapeOf(desc: DescMessage): string {
-  const field = (f: DescMessage["fields"][number]) =>
-    `${f.localName}:${f.fieldKind}:${f.fieldKind === "list" ? (f.listKind === "scalar" ? f.scalar : f.message?.typeName) : (f.scalar ?? f.message?.typeName ?? f.enum?.typeName)}`;
-  return desc.members.map((m) => (m.kind === "oneof" ? `${m.localName}:oneof(${m.fields.map(field).join("|")})` : field(m))).join(",");
-}
-
-/**
  * The task, artifact and part messages as object literals when the schema's
- * are A2A v1.0's (the same fields, checked once by their shape; a copy of a
- * message by Object.assign, or create() of an init, costs several times as
- * much, and keeps a message's fields out of the object, in an array of their
- * own). The literals have the fields create() gives, in its order; a schema
- * that differs keeps maker(), Object.assign and create().
+ * are A2A v1.0's (a copy of a message by Object.assign, or create() of an
+ * init, costs several times as much, and keeps a message's fields out of the
+ * object, in an array of their own). The literals have the fields create()
+ * gives, in its order: each is checked once, on samples, to give what
+ * create() or a copy gives (literal-check.ts), and a schema where any differs
+ * (other fields, kinds, presence or defaults) keeps maker(), Object.assign
+ * and create().
  */
 /** Exported for its test only (not from a2a-http/agent). */
 export function shapeMakers(schemas: Pick<Schemas, "task" | "message" | "artifact" | "part">): ShapeMakers {
@@ -332,15 +298,6 @@ export function shapeMakers(schemas: Pick<Schemas, "task" | "message" | "artifac
     artifact: (parts) => make.artifact({ parts }) as unknown as Artifact,
     artifactOf: () => undefined,
   };
-  if (
-    shapeOf(schemas.task) !== V1_SHAPES.task ||
-    shapeOf(schemas.artifact) !== V1_SHAPES.artifact ||
-    shapeOf(schemas.part) !== V1_SHAPES.part ||
-    shapeOf(schemas.message) !== V1_SHAPES.message ||
-    [schemas.task, schemas.message, schemas.artifact, schemas.part].some((d) => Object.getPrototypeOf(create(d)) !== Object.prototype)
-  ) {
-    return generic;
-  }
   const tn = schemas.task.typeName;
   const mn = schemas.message.typeName;
   const an = schemas.artifact.typeName;
@@ -418,7 +375,7 @@ export function shapeMakers(schemas: Pick<Schemas, "task" | "message" | "artifac
     if (init.metadata != null) a.metadata = init.metadata;
     return a as unknown as Artifact;
   };
-  return {
+  const literal: ShapeMakers = {
     copyTask,
     messageIn,
     task: (id, contextId, status, history) => ({ $typeName: tn, id, contextId, artifacts: [], history, status }) as unknown as TaskLike,
@@ -427,6 +384,32 @@ export function shapeMakers(schemas: Pick<Schemas, "task" | "message" | "artifac
     artifact: (parts) => ({ $typeName: an, artifactId: "", name: "", description: "", parts, extensions: [] }) as unknown as Artifact,
     artifactOf,
   };
+  // The samples: a copy is checked on a message with every field set (a field
+  // the literal would drop shows only when set), with no metadata, and with
+  // no field set; a new message and an artifact init against create().
+  const filled = (desc: DescMessage, init?: Init) => create(desc, { ...everyField(desc), ...init }) as unknown as Loose;
+  const copies = <M>(desc: DescMessage): [M][] => [filled(desc), filled(desc, { metadata: undefined }), create(desc)].map((m) => [m as M]);
+  const task = filled(schemas.task);
+  const part = filled(schemas.part);
+  const partInit = (kind: string) => ({ ...everyField(schemas.part), content: { case: kind, value: "x" } });
+  const artifactInit = { ...everyField(schemas.artifact), parts: [partInit("text"), partInit("url"), {}, part] };
+  const same =
+    makesSame(literal.copyTask, generic.copyTask, copies<TaskLike>(schemas.task)) &&
+    makesSame(
+      literal.messageIn,
+      generic.messageIn,
+      copies<MessageLike>(schemas.message).map(([m]): [MessageLike, string, string] => [m, "t", "c"]),
+    ) &&
+    makesSame(literal.copyArtifact, generic.copyArtifact, copies<Artifact>(schemas.artifact)) &&
+    makesSame(
+      literal.task,
+      (id, contextId, status, history) => create(schemas.task, { id, contextId, status, history }) as unknown as TaskLike,
+      [["t", "c", task.status, task.history as MessageLike[]]],
+    ) &&
+    makesSame(literal.textPart, (text) => create(schemas.part, { content: { case: "text", value: text } }), [["x"]]) &&
+    makesSame(literal.artifact, (parts) => create(schemas.artifact, { parts }), [[[part]]]) &&
+    makesSame(literal.artifactOf, (init) => create(schemas.artifact, init as Init), [[{ parts: [] }], [artifactInit]]);
+  return same ? literal : generic;
 }
 
 /**
