@@ -19,6 +19,7 @@
 // generation's growth over batches that no garbage collection interrupted.
 import { PerformanceObserver } from "node:perf_hooks";
 import { fromJson } from "@bufbuild/protobuf";
+import { TASK_JSON } from "./task.mjs";
 
 const requests = Number(process.argv[2] ?? 4000);
 const FLUSH_BYTES = 4 * 1024 * 1024;
@@ -27,30 +28,6 @@ const { TaskSchema } = await import("../gen/a2a_pb.ts");
 const { A2AServiceRoutes } = await import("../gen/a2a_http.ts");
 const { createHttpHandler } = await import("a2a-http/server");
 
-/** The stored Task, as ProtoJSON (bench/server.mjs's). */
-const TASK_JSON = {
-  id: "task-1",
-  contextId: "ctx-1",
-  status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-01-02T03:04:05.123Z" },
-  artifacts: [
-    {
-      artifactId: "artifact-1",
-      name: "answer",
-      parts: [{ text: "The quick brown fox jumps over the lazy dog; the lazy dog sleeps on." }],
-    },
-  ],
-  history: [
-    {
-      messageId: "message-1",
-      contextId: "ctx-1",
-      taskId: "task-1",
-      role: "ROLE_USER",
-      parts: [{ text: "Tell me about the fox and the dog, please." }],
-    },
-    { messageId: "message-2", contextId: "ctx-1", taskId: "task-1", role: "ROLE_AGENT", parts: [{ text: "Working on it." }] },
-  ],
-  metadata: { source: "bench" },
-};
 const task = fromJson(TaskSchema, TASK_JSON);
 const body = JSON.stringify({
   message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello world" }], contextId: "ctx-1" },

@@ -8,6 +8,7 @@
 // warm-up); the kinds alternate round by round so that drift in the machine's
 // load hits them alike.
 import { register } from "tsx/esm/api";
+import { TASK_JSON } from "./task.mjs";
 
 register(); // loads the generated .ts files; the runtime comes from dist/
 const { fromJson, toJson } = await import("@bufbuild/protobuf");
@@ -17,26 +18,6 @@ const codecs = await import("../gen/a2a_http_json.ts");
 const rounds = Number(process.argv[2] ?? 5);
 const CALLS = 300_000;
 
-/** The 517-byte Task of bench/server.mjs. */
-const TASK_JSON = {
-  id: "task-1",
-  contextId: "ctx-1",
-  status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-01-02T03:04:05.123Z" },
-  artifacts: [
-    { artifactId: "artifact-1", name: "answer", parts: [{ text: "The quick brown fox jumps over the lazy dog; the lazy dog sleeps on." }] },
-  ],
-  history: [
-    {
-      messageId: "message-1",
-      contextId: "ctx-1",
-      taskId: "task-1",
-      role: "ROLE_USER",
-      parts: [{ text: "Tell me about the fox and the dog, please." }],
-    },
-    { messageId: "message-2", contextId: "ctx-1", taskId: "task-1", role: "ROLE_AGENT", parts: [{ text: "Working on it." }] },
-  ],
-  metadata: { source: "bench" },
-};
 const SEND_JSON = {
   message: {
     messageId: "m1",

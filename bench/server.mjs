@@ -47,6 +47,7 @@ import { fork } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { pin } from "./pin.mjs";
+import { TASK_JSON } from "./task.mjs";
 
 const EVENTS = 50;
 const CONNECTIONS = 10;
@@ -56,31 +57,6 @@ const frameworks = (process.env.BENCH_FRAMEWORKS ?? "express,fastify,hono").spli
 const SPIN_US = 2;
 const RATE_SHARE = 0.6;
 const parts = process.env.BENCH_PARTS === "1";
-
-/** The stored Task, as ProtoJSON (what every server answers for GetTask). */
-const TASK_JSON = {
-  id: "task-1",
-  contextId: "ctx-1",
-  status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-01-02T03:04:05.123Z" },
-  artifacts: [
-    {
-      artifactId: "artifact-1",
-      name: "answer",
-      parts: [{ text: "The quick brown fox jumps over the lazy dog; the lazy dog sleeps on." }],
-    },
-  ],
-  history: [
-    {
-      messageId: "message-1",
-      contextId: "ctx-1",
-      taskId: "task-1",
-      role: "ROLE_USER",
-      parts: [{ text: "Tell me about the fox and the dog, please." }],
-    },
-    { messageId: "message-2", contextId: "ctx-1", taskId: "task-1", role: "ROLE_AGENT", parts: [{ text: "Working on it." }] },
-  ],
-  metadata: { source: "bench" },
-};
 
 if (process.env.BENCH_CHILD) {
   await child(process.env.BENCH_CHILD);
