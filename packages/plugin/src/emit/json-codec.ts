@@ -1,6 +1,7 @@
 import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import * as codegenKit from "a2a-http/codegenv1";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
 import { fieldBehaviorReader, type FieldBehaviors } from "./field-behavior.js";
@@ -13,6 +14,16 @@ const IMPLICIT = 2;
 
 /** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own; wrappers too are special). */
 const special = new Set(["google.protobuf.Any", "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.ListValue"]);
+
+/**
+ * The names the file may import from the runtime kit. A message's local
+ * reader, writer and codec (`read<Name>`, `write<Name>`, `complete<Name>`,
+ * `<Name>Json`) must not take one: a message named List or Value would
+ * otherwise declare the kit's readList or readValue over the import.
+ */
+const kitNames = new Set(Object.keys(codegenKit));
+const clashesWithKit = (name: string) =>
+  [`read${name}`, `write${name}`, `complete${name}`, `${name}Json`].some((local) => kitNames.has(local));
 
 /** The message type of a message, list or map field. */
 function messageTypeOf(field: DescField): DescMessage | undefined {
@@ -181,13 +192,13 @@ class Printer {
     return (this.int64 ??= this.f.import("protoInt64", "@bufbuild/protobuf"));
   }
 
-  /** A local name for a type, unique in this file (types of other packages may share a name). */
+  /** A local name for a type, unique in this file (types of other packages may share a name) and clear of the kit's names. */
   name(d: DescMessage | DescEnum): string {
     let n = this.names.get(d);
     if (n === undefined) {
       const base = fileNames(d.file).shape.get(d) ?? d.name;
       n = base;
-      for (let i = 2; this.taken.has(n); i++) n = `${base}$${i}`;
+      for (let i = 2; this.taken.has(n) || clashesWithKit(n); i++) n = `${base}$${i}`;
       this.taken.add(n);
       this.names.set(d, n);
       if (d.kind === "enum") this.enums.push(d);
