@@ -12,9 +12,6 @@ import { createDescImports, runtimeModules, type DescImports } from "./imports.j
 const EDITION_PROTO3 = 999;
 const IMPLICIT = 2;
 
-/** Well-known types whose JSON is not an object of their fields (Timestamp, Struct and Value have readers of their own; wrappers too are special). */
-const special = new Set(["google.protobuf.Any", "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.ListValue"]);
-
 /**
  * The names the file may import from the runtime kit. A message's local
  * reader, writer and codec (`read<Name>`, `write<Name>`, `complete<Name>`,
@@ -50,7 +47,8 @@ const unboxedWrapper = (field: DescField & { fieldKind: "message" }) => isWrappe
  * How values of a message type are read and written in a field:
  * `generated`: by this file's reader and writer; `timestamp`, `struct`: by the
  * runtime's; `via`: by protobuf-es, one field at a time (special JSON forms,
- * and messages outside proto3, whose defaults live on a prototype).
+ * messages outside proto3, whose defaults live on a prototype, and the other
+ * well-known types with fields).
  */
 type Handling = "generated" | "timestamp" | "struct" | "value" | "via";
 
@@ -59,7 +57,14 @@ function handlingOf(m: DescMessage): Handling {
   // Outside google.protobuf.Value (never generated here), a Struct field holds a JsonObject.
   if (m.typeName === "google.protobuf.Struct") return "struct";
   if (m.typeName === "google.protobuf.Value") return "value";
-  if (special.has(m.typeName) || isWrapperDesc(m) || m.file.edition !== EDITION_PROTO3) return "via";
+  // Every other well-known type with fields is protobuf-es's: some have a JSON
+  // form that is not an object of their fields (Any, Duration, FieldMask,
+  // ListValue, the wrappers), and all have protobuf-es's shape, made from its
+  // own copy of the .proto, which may have fields that the request's copy
+  // lacks (google.protobuf.Api's edition, missing from older protoc and from
+  // google-proto-files): a reader of the request's fields would not match the
+  // shape. Empty has nothing to differ in.
+  if ((isGoogleProtobuf(m) && m.fields.length > 0) || m.file.edition !== EDITION_PROTO3) return "via";
   return "generated";
 }
 

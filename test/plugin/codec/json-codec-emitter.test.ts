@@ -1,9 +1,16 @@
-// The local names of `<file>_http_json.ts` (read<Message>, write<Message>,
-// complete<Message>, <Message>Json) beside the runtime kit's imports: a
-// message named List or Value (google.actions.sdk.v2, google.cloud.aiplatform)
-// must not declare readList or readValue over the kit's, which TypeScript
-// refuses (TS2440) and which would read google.protobuf.Value with the wrong
-// function.
+// What the json-codec emitter writes into `<file>_http_json.ts` for protos
+// that the test protos do not have, on descriptors built here (both found by
+// `npm run corpus`):
+// - the local names (read<Message>, write<Message>, complete<Message>,
+//   <Message>Json) beside the runtime kit's imports: a message named List or
+//   Value (google.actions.sdk.v2, google.cloud.aiplatform) must not declare
+//   readList or readValue over the kit's, which TypeScript refuses (TS2440) and
+//   which would read google.protobuf.Value with the wrong function;
+// - a well-known type with fields (google.protobuf.Api, reached by
+//   servicemanagement and serviceusage) is left to protobuf-es, whose shape it
+//   has: the request's copy of api.proto may lack fields of protobuf-es's
+//   (google-proto-files' has no edition), and a generated reader of the
+//   request's fields would not type-check against the shape.
 import { create, setExtension } from "@bufbuild/protobuf";
 import {
   CodeGeneratorRequestSchema,
@@ -28,6 +35,15 @@ const field = (name: string, number: number, typeName?: string, repeated = false
   ...(typeName ? { typeName } : {}),
 });
 
+/** google/protobuf/api.proto as an older protoc has it: Api without protobuf-es's edition (or anything but a name). */
+const olderApiProto = create(FileDescriptorProtoSchema, {
+  name: "google/protobuf/api.proto",
+  package: "google.protobuf",
+  syntax: "proto3",
+  messageType: [{ name: "Api", field: [field("name", 1)] }],
+});
+
+/** The codec file of t/v1/names.proto, whose GetThing answers a Thing. */
 function generatedCodecFile(): string {
   const options = create(MethodOptionsSchema);
   setExtension(options, http, create(HttpRuleSchema, { pattern: { case: "get", value: "/v1/{name=things/*}" } }));
@@ -35,7 +51,7 @@ function generatedCodecFile(): string {
     name: "t/v1/names.proto",
     package: "t.v1",
     syntax: "proto3",
-    dependency: ["google/api/annotations.proto", "google/protobuf/struct.proto"],
+    dependency: ["google/api/annotations.proto", "google/protobuf/struct.proto", "google/protobuf/api.proto"],
     messageType: [
       // Each shares its name with what the kit's readers and writers are named after.
       { name: "List", field: [field("items", 1, undefined, true)] },
@@ -53,6 +69,7 @@ function generatedCodecFile(): string {
           field("jsons", 6, ".google.protobuf.Value", true),
           field("map", 7, ".t.v1.Map"),
           field("message", 8, ".t.v1.message"),
+          field("api", 9, ".google.protobuf.Api"),
         ],
       },
       { name: "GetThingRequest", field: [field("name", 1)] },
@@ -62,7 +79,7 @@ function generatedCodecFile(): string {
   const res = runPlugin(
     create(CodeGeneratorRequestSchema, {
       fileToGenerate: ["t/v1/names.proto"],
-      protoFile: [...fixtureSet("valid").file, file],
+      protoFile: [...fixtureSet("valid").file, olderApiProto, file],
       parameter: "target=ts",
     }),
   );
@@ -98,4 +115,11 @@ test("the kit's readers stay on the fields they are for: google.protobuf.Value b
   expect(own).toBeDefined();
   expect(own).not.toBe("readValue");
   expect(content).toContain(`function ${own}(json: unknown, depth: number): Value {`);
+});
+
+test("a well-known type with fields (google.protobuf.Api) is read and written by protobuf-es, with its own schema", () => {
+  const content = generatedCodecFile();
+  expect(content).not.toContain('$typeName: "google.protobuf.Api"');
+  expect(content).toMatch(/case "api":\n\s+m\.api = readVia\(ApiSchema, v\);/);
+  expect(content).toMatch(/import \{[^}]*\bApiSchema\b[^}]*\} from "@bufbuild\/protobuf\/wkt"/);
 });
