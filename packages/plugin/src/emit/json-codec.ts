@@ -305,22 +305,10 @@ class Printer {
       const value = "m." + field.localName;
       switch (field.fieldKind) {
         case "list":
-          this.line(
-            "  if ((v = ",
-            this.kit("writeList"),
-            "(",
-            value,
-            ", ",
-            ...this.itemWriter(field),
-            ", r)) !== undefined) j[",
-            key,
-            "] = v;",
-          );
-          break;
         case "map":
           this.line(
             "  if ((v = ",
-            this.kit("writeMap"),
+            this.kit(field.fieldKind === "list" ? "writeList" : "writeMap"),
             "(",
             value,
             ", ",
