@@ -5,11 +5,13 @@
 import { create, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
 import {
   A2A_DEFAULT_VERSIONS,
+  A2A_DOMAIN,
   A2A_JSONRPC_METHOD_ALIASES,
   JSON_MEDIA_TYPE,
   A2AErrors,
   a2aVersionCheck,
   isA2ABodyType,
+  isA2AVersionSupported,
   mediaTypeOf,
   parseA2AExtensions,
   requestedA2AVersion,
@@ -19,7 +21,10 @@ import { checkJson, findForbiddenKey } from "../transcoding/bounds.js";
 import { jsonError } from "../transcoding/json.js";
 import { readLenient, routeCodecs, writeResult } from "../transcoding/message-json.js";
 import type { MessageJsonCodec } from "../codegen/index.js";
-import { Code, RpcError, isRpcError } from "../errors.js";
+import { Code, RpcError, errorInfo, isRpcError } from "../errors.js";
+import { A2A_V03_JSONRPC } from "../a2a-v03/jsonrpc.js";
+import { servesV03 } from "../a2a-v03/common.js";
+import type { JsonRpcDialect, JsonRpcDialectMethod } from "./dialect.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { ServerContext, type ContextInput } from "../server/context.js";
 import { withDeadline, type Deadline } from "../server/deadline.js";
@@ -149,6 +154,17 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       if (m && !methods.has(alias)) methods.set(alias, m);
     }
   }
+  // A2A v0.3's methods, for requests that speak it (a2a-v03/jsonrpc.ts).
+  const dialect: JsonRpcDialect | undefined = servesV03(a2a, routes[0]?.descriptor.parent.typeName, options.a2aV03, handlers)
+    ? A2A_V03_JSONRPC
+    : undefined;
+  const dialectMethods = new Map<string, { method: JsonRpcMethod; tr: JsonRpcDialectMethod }>();
+  if (dialect) {
+    for (const [name, tr] of dialect.methods) {
+      const m = methods.get(tr.rpc);
+      if (m) dialectMethods.set(name, { method: m, tr });
+    }
+  }
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
   // §9.1: JSON-RPC requests and responses are application/json.
@@ -179,9 +195,14 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     return extra ? { ...res, headers: { ...res.headers, ...extra } } : res;
   }
 
-  /** `undefined` when the A2A-Version is served, else the error every request of the body gets. */
-  function versionError(req: UniversalServerRequest): RpcError | undefined {
-    return a2a ? versionCheck(requestedA2AVersion(req.header("a2a-version"), req.rawQuery)) : undefined;
+  /**
+   * What the request's A2A-Version allows: `error`, the error every request of
+   * the body gets unless `dialect` (the version's own methods) serves it.
+   */
+  function versionOf(req: UniversalServerRequest): { error: RpcError | undefined; dialect: boolean } {
+    if (!a2a) return { error: undefined, dialect: false };
+    const requested = requestedA2AVersion(req.header("a2a-version"), req.rawQuery);
+    return { error: versionCheck(requested), dialect: dialect !== undefined && isA2AVersionSupported(requested, [dialect.version]) };
   }
 
   function checkMediaType(contentType: string | undefined): void {
@@ -299,7 +320,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     } catch (e) {
       return failure(e instanceof EnvelopeError ? e.id : null, errorObject(e, undefined));
     }
-    const version = versionError(req);
+    const version = versionOf(req);
     const extensions = a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [];
 
     if (!Array.isArray(parsed)) {
@@ -369,7 +390,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     req: UniversalServerRequest,
     item: unknown,
     inBatch: boolean,
-    version: RpcError | undefined,
+    version: { error: RpcError | undefined; dialect: boolean },
     extensions: readonly string[],
     early: Authenticated | undefined,
     deadline: Deadline | undefined,
@@ -391,11 +412,15 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     if (typeof o["method"] !== "string") {
       return answerError(rid, { code: JsonRpcCode.INVALID_REQUEST, message: "the method must be a string" });
     }
-    const method = methods.get(o["method"]);
+    // The version first: a v1.0 method without A2A-Version is refused as such, a v0.3 one served.
+    const spoken = version.dialect ? dialectMethods.get(o["method"]) : undefined;
+    const tr = spoken?.tr;
+    const method = spoken?.method ?? (version.error ? undefined : methods.get(o["method"]));
     const answer = (r: JsonRpcResponse, headers?: Headers): Outcome =>
       notification ? { kind: "none" } : { kind: "response", response: r, headers };
     const fail = (e: unknown, rpc: string | undefined, headers?: Headers): Outcome =>
       answer({ jsonrpc: "2.0", id: rid, error: errorObject(e, rpc) }, headers);
+    if (method === undefined && version.error) return fail(version.error, undefined);
     if (method === undefined) {
       return answer({
         jsonrpc: "2.0",
@@ -403,7 +428,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
         error: {
           code: JsonRpcCode.METHOD_NOT_FOUND,
           message: `method not found: ${JSON.stringify(o["method"])}`,
-          data: { method: o["method"] },
+          // §9.5: data is a list of typed details.
+          data: a2a ? [errorInfo("METHOD_NOT_FOUND", A2A_DOMAIN, { method: o["method"] })] : { method: o["method"] },
         },
       });
     }
@@ -419,7 +445,6 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       const message = `method ${method.name} is not implemented`;
       return fail(a2a ? A2AErrors.notImplemented(method.name, message) : new RpcError(Code.UNIMPLEMENTED, message), method.rpc);
     }
-    if (version) return fail(version, method.rpc);
     // A stream is not unary: no deadline (and the POST holds nothing else, streams are not batched).
     if (method.streaming) deadline?.lift();
 
@@ -428,9 +453,10 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     // always, not only when the params name a tenant: the first call saw
     // no rpc, and a factory that refuses by rpc must see it before the
     // handler runs. The first call's fields are the base its fields replace.
-    const params = o["params"];
+    let params = o["params"];
     let ctx: ServerContext;
     try {
+      if (tr) params = tr.params(params ?? {});
       if (params !== undefined && params !== null && (typeof params !== "object" || Array.isArray(params))) {
         throw new RpcError(
           Code.INVALID_ARGUMENT,
@@ -484,10 +510,10 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
     // 4. The call.
     try {
-      if (method.streaming) return await startStream(method, fn as AnyHandler, message, ctx, rid);
+      if (method.streaming) return await startStream(method, fn as AnyHandler, message, ctx, rid, tr);
       let result = (fn as AnyHandler).call(handlers, message, ctx);
       if (result instanceof Promise) result = await result;
-      return answer({ jsonrpc: "2.0", id: rid, result: encode(method, result) }, ctx.touchedHeaders());
+      return answer({ jsonrpc: "2.0", id: rid, result: encode(method, result, tr) }, ctx.touchedHeaders());
     } catch (e) {
       return fail(e, method.rpc, ctx.touchedHeaders());
     }
@@ -497,18 +523,26 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
   }
 
-  function encode(method: JsonRpcMethod, value: unknown): unknown {
-    return writeResult(method.output, method.json?.output, value, a2a, undefined, onSkip);
+  function encode(method: JsonRpcMethod, value: unknown, tr: JsonRpcDialectMethod | undefined): unknown {
+    const json = writeResult(method.output, method.json?.output, value, a2a, undefined, onSkip);
+    return tr ? tr.result(json as JsonValue) : json;
   }
 
   /** A stream: an error before its first message is a plain JSON-RPC error answer; after it, a last event with the error. */
-  async function startStream(method: JsonRpcMethod, fn: AnyHandler, message: Message, ctx: ServerContext, id: Id): Promise<Outcome> {
+  async function startStream(
+    method: JsonRpcMethod,
+    fn: AnyHandler,
+    message: Message,
+    ctx: ServerContext,
+    id: Id,
+    tr: JsonRpcDialectMethod | undefined,
+  ): Promise<Outcome> {
     const event = (body: JsonRpcResponse) => "data: " + JSON.stringify(body) + "\n\n";
     let stream: SseStream;
     try {
       stream = await startSseStream(
         fn.call(handlers, message, ctx) as AsyncIterable<unknown>,
-        (value) => event({ jsonrpc: "2.0", id, result: encode(method, value) }),
+        (value) => event({ jsonrpc: "2.0", id, result: encode(method, value, tr) }),
         (e) => event({ jsonrpc: "2.0", id, error: errorObject(streamFailure(e, ctx.signal), method.rpc, "stream") }),
         keepAliveMs,
       );

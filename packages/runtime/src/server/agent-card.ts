@@ -8,6 +8,7 @@
  */
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { RpcError } from "../errors.js";
+import { withV03CardFields } from "../a2a-v03/card.js";
 import { allowedHostsCheck, type AllowedHosts } from "./hosts.js";
 
 /**
@@ -25,6 +26,15 @@ export type AgentCardSource = object | string | (() => JsonValue | object);
 export interface AgentCardOptions {
   /** The `max-age` of `Cache-Control: public, max-age=<n>`, in seconds. Default 300. */
   readonly maxAge?: number;
+  /**
+   * Adds the fields A2A v0.3 clients read to a v1.0 card (`protocolVersion`,
+   * `url`, `preferredTransport`, `additionalInterfaces`, v0.3 entries in
+   * `supportedInterfaces`), derived from its JSON-RPC and HTTP+JSON
+   * interfaces, so that one card serves both versions (docs/a2a.md, "v0.3
+   * clients"). A card that has a `protocolVersion` is served as it is.
+   * Default true; false when the agent is made with `a2aV03: false`.
+   */
+  readonly a2aV03?: boolean;
   /**
    * The framework handlers only: the Host values the card is served for,
    * against DNS rebinding, as the service adapters' option of that name;
@@ -89,12 +99,13 @@ export function agentCardAnswer(card: AgentCardSource, options: AgentCardOptions
   }
   const cacheControl = `public, max-age=${maxAge}`;
   const source = typeof card === "function" ? (card as () => JsonValue | object) : undefined;
-  const fixed = source === undefined ? cardText(card) : undefined;
+  const v03 = options.a2aV03 !== false;
+  const fixed = source === undefined ? cardText(card, v03) : undefined;
   let current: Version | undefined;
   /** The latest Last-Modified second handed out, so that a new version never looks older than one before it. */
   let latest = -Infinity;
   return (method, headers) => {
-    const text = fixed ?? cardText(source!());
+    const text = fixed ?? cardText(source!(), v03);
     let v = current;
     if (v === undefined || v.text !== text) {
       const now = Math.floor(Date.now() / 1000);
@@ -109,9 +120,19 @@ export function agentCardAnswer(card: AgentCardSource, options: AgentCardOptions
   };
 }
 
-function cardText(card: JsonValue | object): string {
-  if (typeof card === "string") return card;
-  const text = JSON.stringify(card) as string | undefined;
+function cardText(card: JsonValue | object, v03: boolean): string {
+  if (typeof card === "string") {
+    if (!v03) return card;
+    let parsed: JsonValue;
+    try {
+      parsed = JSON.parse(card) as JsonValue;
+    } catch {
+      return card;
+    }
+    const withV03 = withV03CardFields(parsed);
+    return withV03 === parsed ? card : JSON.stringify(withV03);
+  }
+  const text = JSON.stringify(v03 ? withV03CardFields(card as JsonValue) : card) as string | undefined;
   if (text === undefined) throw new TypeError("the agent card is not JSON: JSON.stringify gave nothing");
   return text;
 }

@@ -2,9 +2,13 @@
 // body limit, decoding, required fields, the call, encoding, errors as
 // google.rpc.Status JSON, and server streams as SSE; under the A2A profile
 // also its rules (a2a.ts: version, extensions, tenants, subscribe on POST).
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonValue, Message } from "@bufbuild/protobuf";
 import { checkRequired, decodeRequest, encodeResponse, parseJsonBody } from "../transcoding/index.js";
-import { routeCodecs } from "../transcoding/message-json.js";
+import { jsonError } from "../transcoding/json.js";
+import { readLenient, routeCodecs } from "../transcoding/message-json.js";
+import { parsePathTemplate } from "../path-template.js";
+import { servesV03 } from "../a2a-v03/common.js";
+import { A2A_V03_REST } from "../a2a-v03/rest.js";
 import {
   A2A_DEFAULT_VERSIONS,
   A2A_MEDIA_TYPE,
@@ -13,6 +17,7 @@ import {
   A2AErrors,
   a2aVersionCheck,
   isA2ABodyType,
+  isA2AVersionSupported,
   mediaTypeOf,
   parseA2AExtensions,
   requestedA2AVersion,
@@ -25,6 +30,7 @@ import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { createRouter, type RouteMatch, type Router } from "../router.js";
 import { checkDecodedTenant, checkPathValue, effectiveTenant, jsonTenant, tenantBeforeBody, tenantFieldOf } from "../tenant.js";
 import { ServerContext } from "./context.js";
+import type { HttpDialect, HttpDialectRoute } from "./http-dialect.js";
 import { withDeadline } from "./deadline.js";
 import { errorAnswers, streamFailure } from "./error-answer.js";
 import { createHostCheck } from "./hosts.js";
@@ -62,6 +68,34 @@ interface Call {
   readonly head: boolean;
   readonly ctx: ServerContext;
   readonly fn: AnyHandler;
+  /** The route of another version's dialect the request took (A2A v0.3), if any. */
+  readonly dialect: HttpDialectRoute | undefined;
+}
+
+/** A dialect's routes bound to the service's rpcs, with their router. */
+interface BoundDialect {
+  readonly dialect: HttpDialect;
+  readonly router: Router;
+  readonly bindings: readonly RouteBinding[];
+}
+
+/** Binds a dialect's routes to the route table's rpcs (by proto name); routes to rpcs the table lacks are left out. */
+function bindDialect(dialect: HttpDialect, table: readonly RouteBinding[]): BoundDialect {
+  const bindings: (RouteBinding & { readonly dialect: HttpDialectRoute })[] = [];
+  for (const d of dialect.routes) {
+    const r = table.find((t) => t.descriptor.name === d.rpc && t.binding === "primary") ?? table.find((t) => t.descriptor.name === d.rpc);
+    if (r === undefined) continue;
+    bindings.push({
+      ...r,
+      method: d.method,
+      template: d.template,
+      path: parsePathTemplate(d.template),
+      body: d.body ? "*" : "",
+      responseBody: "",
+      dialect: d,
+    });
+  }
+  return { dialect, router: createRouter(bindings), bindings };
 }
 
 /**
@@ -100,6 +134,10 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   // A2A: each route's top-level `tenant` field, where a tenant from the query or body can land.
   const tenantFields = new Map<RouteBinding, string | undefined>();
   if (a2a) for (const r of table) tenantFields.set(r, tenantFieldOf(r.input));
+  // A2A v0.3's `/v1/...` routes, for requests that speak it (a2a-v03/rest.ts).
+  const v03 = servesV03(a2a, routes[0]?.descriptor.parent.typeName, options.a2aV03, handlers)
+    ? bindDialect(A2A_V03_REST, table)
+    : undefined;
 
   function errorResponse(
     e: unknown,
@@ -140,6 +178,10 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       if (req.rawPath === "*" && req.method === "OPTIONS") return { status: 204, headers: { allow: allMethods }, body: "" };
       const bad = badPath(req.rawPath);
       if (bad !== undefined) throw routingError(Code.INVALID_ARGUMENT, 400, bad, "INVALID_REQUEST");
+      if (v03 !== undefined && req.rawPath.startsWith(v03.dialect.prefix)) {
+        const answer = serveDialect(v03, req);
+        if (answer !== undefined) return answer;
+      }
       let match = router.match(req.method, req.rawPath);
       let head = false;
       if (req.method === "HEAD" && (match === undefined || "allow" in match)) {
@@ -166,19 +208,60 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         const res = errorResponse(err, undefined);
         return { ...res, headers: { ...res.headers, allow } };
       }
-      const r = (route = table[match.index]!);
-      const m = match;
-      if (unaryTimeoutMs !== undefined && r.streaming !== "server") {
-        return withDeadline(
-          unaryTimeoutMs,
-          (deadline) => call(r, m, req, deadline.signal, head),
-          (err) => errorResponse(err, r.rpc),
-        );
-      }
-      return call(r, m, req, undefined, head);
+      route = table[match.index]!;
+      return withinDeadline(route, match, req, head, undefined);
     } catch (e) {
       return errorResponse(e, route?.rpc);
     }
+  }
+
+  /** The call, under the unary deadline unless the rpc streams. */
+  function withinDeadline(
+    r: RouteBinding,
+    m: RouteMatch,
+    req: UniversalServerRequest,
+    head: boolean,
+    dialect: HttpDialectRoute | undefined,
+  ): Answer {
+    if (unaryTimeoutMs !== undefined && r.streaming !== "server") {
+      return withDeadline(
+        unaryTimeoutMs,
+        (deadline) => call(r, m, req, deadline.signal, head, dialect),
+        (err) => errorResponse(err, r.rpc),
+      );
+    }
+    return call(r, m, req, undefined, head, dialect);
+  }
+
+  /**
+   * A request below the dialect's prefix that speaks its version and matches
+   * one of its routes, served there with its errors in its shape; otherwise
+   * undefined, and the request goes on to the service's own routes (where a
+   * v1.0 tenant named like the prefix lives, reached with A2A-Version 1.0).
+   */
+  function serveDialect(d: BoundDialect, req: UniversalServerRequest): Answer | undefined {
+    if (!isA2AVersionSupported(requestedA2AVersion(req.header("a2a-version"), req.rawQuery), [d.dialect.version])) return undefined;
+    const match = d.router.match(req.method, req.rawPath);
+    if (match === undefined) return undefined;
+    const reshape = (res: UniversalServerResponse): UniversalServerResponse =>
+      res.status >= 400 && typeof res.body === "string" && res.body !== "" ? { ...res, body: d.dialect.errorBody(res.body) } : res;
+    let answer: Answer;
+    if ("allow" in match) {
+      const allow = allowHeader(match.allow);
+      if (req.method === "OPTIONS") return { status: 204, headers: { allow }, body: "" };
+      const err = routingError(
+        Code.UNIMPLEMENTED,
+        405,
+        `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${allow}`,
+        "METHOD_NOT_FOUND",
+      );
+      const res = errorResponse(err, undefined);
+      answer = { ...res, headers: { ...res.headers, allow } };
+    } else {
+      const r = d.bindings[match.index]! as RouteBinding & { readonly dialect: HttpDialectRoute };
+      answer = withinDeadline(r, match, req, false, r.dialect);
+    }
+    return answer instanceof Promise ? answer.then(reshape) : reshape(answer);
   }
 
   /** Serves a matched request: the context, then the body if the route has one. */
@@ -188,6 +271,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     req: UniversalServerRequest,
     deadline: AbortSignal | undefined,
     head: boolean,
+    dialect: HttpDialectRoute | undefined,
   ): Answer {
     let ctx: ServerContext | undefined;
     try {
@@ -198,7 +282,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         // Under A2A, with the ErrorInfo every A2A error carries (what the generated stubs answer too).
         throw a2a ? A2AErrors.notImplemented(m.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
       }
-      if (a2a) {
+      if (a2a && dialect === undefined) {
         const wrongVersion = versionError(requestedA2AVersion(req.header("a2a-version"), req.rawQuery));
         if (wrongVersion !== undefined) throw wrongVersion;
       }
@@ -209,7 +293,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
           : undefined;
       const extensions = a2a ? req.header("a2a-extensions") : undefined;
       ctx = new ServerContext(route.rpc, tenant, req, extensions ? parseA2AExtensions(extensions) : NO_EXTENSIONS, deadline);
-      const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler };
+      const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler, dialect };
       if (contextFactory) {
         let extra: unknown;
         try {
@@ -295,37 +379,62 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
-    return a2a && route.body === "*" ? withBodyTenant(c, body) : run(c, body);
+    return a2a && route.body === "*" && c.dialect === undefined ? withBodyTenant(c, body) : run(c, body);
   }
 
   /** Decodes the request message and calls the handler. */
   function run(c: Call, body: unknown): Answer {
-    const { route, match, req, head, ctx, fn } = c;
+    const { route, match, req, head, ctx, fn, dialect } = c;
     try {
-      const message = decodeRequest(
-        route,
-        { variables: match.variables, query: route.body === "*" ? "" : req.rawQuery, body },
-        decodeOptions,
-      );
+      const message = dialect
+        ? decodeDialect(route, dialect, match, req, body)
+        : decodeRequest(route, { variables: match.variables, query: route.body === "*" ? "" : req.rawQuery, body }, decodeOptions);
       checkRequired(route.input, message, routeCodecs(route, decodeOptions)?.input?.complete);
       if (a2a) checkDecodedTenant(message, tenantFields.get(route), ctx.tenant, "path", "body");
-      if (route.streaming === "server") return stream(route, fn, message, ctx, head);
+      if (route.streaming === "server") return stream(route, fn, message, ctx, head, dialect);
       const result = fn.call(handlers, message, ctx);
       if (result instanceof Promise) {
         return result.then(
-          (value) => unaryAnswer(route, ctx, value),
+          (value) => unaryAnswer(route, ctx, value, dialect),
           (e) => errorResponse(e, route.rpc, ctx.touchedHeaders()),
         );
       }
-      return unaryAnswer(route, ctx, result);
+      return unaryAnswer(route, ctx, result, dialect);
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
     }
   }
 
-  function unaryAnswer(route: RouteBinding, ctx: ServerContext, result: unknown): UniversalServerResponse {
+  /** A dialect's request: its translation to the rpc's ProtoJSON, then that read as the message. */
+  function decodeDialect(
+    route: RouteBinding,
+    dialect: HttpDialectRoute,
+    match: RouteMatch,
+    req: UniversalServerRequest,
+    body: unknown,
+  ): Message {
+    const json = dialect.request(match.variables, req.rawQuery, body);
     try {
-      const json = JSON.stringify(encodeResponse(route, result, encodeOptions));
+      return readLenient(route.input, routeCodecs(route, decodeOptions)?.input, json);
+    } catch (e) {
+      throw jsonError(route.input, json, e, undefined);
+    }
+  }
+
+  /** The answer's JSON, in the dialect's shape when there is one. */
+  function answerJson(route: RouteBinding, value: unknown, dialect: HttpDialectRoute | undefined): string {
+    const json = encodeResponse(route, value, encodeOptions);
+    return JSON.stringify(dialect ? dialect.result(json as JsonValue) : json);
+  }
+
+  function unaryAnswer(
+    route: RouteBinding,
+    ctx: ServerContext,
+    result: unknown,
+    dialect: HttpDialectRoute | undefined,
+  ): UniversalServerResponse {
+    try {
+      const json = answerJson(route, result, dialect);
       return { status: 200, headers: withHandlerHeaders(jsonHeaders, ctx.touchedHeaders()), body: json };
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
@@ -339,13 +448,17 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     message: Message,
     ctx: ServerContext,
     head: boolean,
+    dialect: HttpDialectRoute | undefined,
   ): Promise<UniversalServerResponse> {
     let sse: SseStream;
     try {
       sse = await startSseStream(
         fn.call(handlers, message, ctx) as AsyncIterable<unknown>,
-        (value) => "data: " + JSON.stringify(encodeResponse(route, value, encodeOptions)) + "\n\n",
-        (e) => "event: error\ndata: " + errors.statusJson(streamFailure(e, ctx.signal), route.rpc, "stream").json + "\n\n",
+        (value) => "data: " + answerJson(route, value, dialect) + "\n\n",
+        (e) => {
+          const json = errors.statusJson(streamFailure(e, ctx.signal), route.rpc, "stream").json;
+          return "event: error\ndata: " + (dialect ? v03!.dialect.errorBody(json) : json) + "\n\n";
+        },
         keepAliveMs,
       );
     } catch (e) {

@@ -47,6 +47,14 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   /** A2A profile: the `A2A-Version`s served, compared by Major.Minor. Default `["1.0"]`. */
   readonly a2aVersions?: readonly string[];
   /**
+   * A2A profile, lf.a2a.v1.A2AService: also serve A2A v0.3 clients, through
+   * one translation layer to the same handlers (JSON-RPC's v0.3 methods, the
+   * HTTP+JSON `/v1/...` routes) to requests that speak v0.3 (no
+   * `A2A-Version`, or `0.3`). Default true, unless the handlers are an agent
+   * made with `a2aV03: false` (docs/a2a.md, "v0.3 clients").
+   */
+  readonly a2aV03?: boolean;
+  /**
    * The Host header values served, against DNS rebinding; others get 421.
    * Default `"auto"`: on a server listening on loopback (known on Node),
    * only localhost, 127.0.0.1, [::1] and the listening address, with its
