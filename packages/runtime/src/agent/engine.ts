@@ -15,6 +15,7 @@ import {
 } from "@bufbuild/protobuf";
 import { TimestampSchema, timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
+import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
@@ -86,6 +87,14 @@ export interface AgentOptions<T extends AgentTypes = AgentTypes, Card extends Ag
   readonly subscriberLimit?: number;
   /** Errors an executor threw that are not {@link RpcError}s, and other failures off the request path. Default `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Serve A2A v0.3 clients too, on every adapter the handlers are mounted on
+   * (the JSON-RPC methods and `/v1/...` routes of v0.3, translated at the
+   * edge to these same handlers: docs/a2a.md, "v0.3 clients"). Default
+   * true. With false, also pass `a2aV03: false` to the card handler, so
+   * that the card does not offer v0.3.
+   */
+  readonly a2aV03?: boolean;
 }
 
 /** The generated service's handlers, plus a way to stop the engine. */
@@ -1647,6 +1656,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const h = (handlers as Record<string, (request: AnyRequest, context: HandlerContext) => unknown>)[m.localName];
     if (h) bound[m.localName] = h;
   }
+  // Read by the adapters (a2a-v03/common.ts, servesV03): v0.3 off for every binding of these handlers.
+  if (options.a2aV03 === false) Object.defineProperty(bound, A2A_V03_HANDLERS, { value: false });
   return Object.assign(bound, {
     async close() {
       if (closed) return;
