@@ -1,19 +1,28 @@
 #!/usr/bin/env node
-// Runs the A2A conformance suite (a2a-tck, ../shared/tck/run.sh) against the
-// example server on each framework: one agent per framework for the
-// transports, then a second agent with the restricted card (streaming, push
-// and extended card off, a required extension) for the capability-gated tests
-// (../shared/tck/README.md, "Capabilities and the second card").
+// Runs the A2A conformance suites against the example server on each
+// framework: the A2A v1.0 TCK (a2a-tck, ../shared/tck/run.sh) and the A2A v0.3
+// TCK (a2a-tck 0.3.x, ../shared/tck-v03/run.sh). One agent per framework for
+// the transports, which both suites test in turn, then a second agent with the
+// restricted card (streaming, push and extended card off, a required
+// extension) for the v1.0 capability-gated tests (../shared/tck/README.md,
+// "Capabilities and the second card").
 //
-//   node scripts/tck.mjs [--framework express,fastify,hono] [--transport http_json,jsonrpc,grpc,restricted]
+//   node scripts/tck.mjs [--protocol 1.0,0.3] [--framework express,fastify,hono]
+//                        [--transport http_json,jsonrpc,grpc,restricted]
 //                        [--agent conformance] [--restricted-agent conformance-restricted]
 //                        [--out tck-out] [--verbose]
 //
 // Each agent is `tsx example/server.ts --agent NAME --framework F --port P
 // --grpc-port G --host 127.0.0.1` on two free ports; its output goes to
-// OUT/F/agent.log (agent-restricted.log). run.sh writes its reports to
-// OUT/F/<transport> (OUT/F/restricted). The runs are sequential: the TCK is
-// timing-sensitive. Exit status: 0 when every run passed but for KNOWN.md,
+// OUT/F/agent.log (agent-restricted.log). The v1.0 run.sh writes its reports
+// to OUT/F/<transport> (OUT/F/restricted). The v0.3 suite runs once per v0.3
+// transport: jsonrpc and rest always (an agent that serves v0.3 must offer
+// both; run.sh exits 2 when the card lists no such interface, or no v0.3
+// interface at all), grpc when the card lists a GRPC interface; its reports go
+// to OUT/F/v03-<transport>. The runs are sequential: the TCK is
+// timing-sensitive. Exit status: 0 when every run passed but for the known
+// failures (v1.0: ../shared/tck/KNOWN.md + test/e2e/tck/KNOWN-TCK-BUGS.md;
+// v0.3: ../shared/tck-v03/KNOWN.md + test/e2e/tck/KNOWN-TCK-V03-BUGS.md),
 // 2 when a run broke (run.sh exited 2, or an agent did not start), else 1.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,23 +33,32 @@ import { parseArgs } from "node:util";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const runSh = path.resolve(root, "../shared/tck/run.sh");
+const runShV03 = path.resolve(root, "../shared/tck-v03/run.sh");
 const tsx = path.join(root, "node_modules/.bin/tsx");
 const host = "127.0.0.1";
 const cardPath = "/.well-known/agent-card.json";
 const frameworks = ["express", "fastify", "hono"];
 const transports = ["http_json", "jsonrpc", "grpc", "restricted"];
+const protocols = ["1.0", "0.3"];
+// The v0.3 transport that each --transport name stands for (restricted has none).
+const v03Of = { http_json: "rest", jsonrpc: "jsonrpc", grpc: "grpc" };
 // The gated tests of the restricted card; every other SendMessage fails against it.
 const restrictedFilter = "not_supported or unsupported_operation or required_extension";
 
 const usage = `usage: node scripts/tck.mjs [options]   (npm run tck -- [options])
 
-Runs ../shared/tck/run.sh against example/server.ts on each framework.
+Runs the A2A v1.0 TCK (../shared/tck/run.sh) and the A2A v0.3 TCK
+(../shared/tck-v03/run.sh) against example/server.ts on each framework.
 
+  --protocol P          1.0, 0.3; comma-separated or repeated (default: both):
+                        which suites run
   --framework F         express, fastify, hono; comma-separated or repeated (default: all)
   --transport T         http_json, jsonrpc, grpc, restricted; comma-separated or
                         repeated (default: all). "restricted" is the run of the
                         capability-gated tests (--transport all, -k "${restrictedFilter}")
-                        against the second agent
+                        against the second agent (v1.0 only). For v0.3, http_json
+                        stands for its rest transport; v0.3 runs jsonrpc and rest
+                        always, grpc only when the agent's card lists it
   --agent NAME          passed to the server as --agent (default conformance;
                         '' passes no --agent)
   --restricted-agent NAME
@@ -58,6 +76,7 @@ let opts;
 try {
   ({ values: opts } = parseArgs({
     options: {
+      protocol: { type: "string", multiple: true },
       framework: { type: "string", multiple: true },
       transport: { type: "string", multiple: true },
       agent: { type: "string", default: "conformance" },
@@ -83,24 +102,32 @@ const pick = (given, all, flag) => {
   for (const n of names) if (!all.includes(n)) fail(`unknown ${flag} "${n}"; choose from ${all.join(", ")}`);
   return all.filter((n) => names.includes(n)); // the usual order, once each
 };
+const pickedProtocols = pick(opts.protocol, protocols, "--protocol");
 const pickedFrameworks = pick(opts.framework, frameworks, "--framework");
 const pickedTransports = pick(opts.transport, transports, "--transport");
 const outDir = path.resolve(root, opts.out);
-// run.sh's known failures: what A2A v1.0.1 changed (../shared), then the TCK
+const v10 = pickedProtocols.includes("1.0");
+const v03 = pickedProtocols.includes("0.3");
+// v1.0 run.sh's known failures: what A2A v1.0.1 changed (../shared), then the TCK
 // tests whose own expectation contradicts the spec (test/e2e/tck/KNOWN-TCK-BUGS.md).
 const knownFile = path.join(outDir, "known.md");
+// v0.3 run.sh's: the TCK's own bugs found so far (../shared/tck-v03/KNOWN.md),
+// then those found here (test/e2e/tck/KNOWN-TCK-V03-BUGS.md).
+const knownFileV03 = path.join(outDir, "known-v03.md");
 
-if (!existsSync(runSh)) {
+if (v10 && !existsSync(runSh)) {
   fail(`no TCK at ${runSh}: it is expected in ../shared/tck beside the repository (${root}); see its README.md`);
+}
+if (v03 && !existsSync(runShV03)) {
+  fail(`no v0.3 TCK at ${runShV03}: it is expected in ../shared/tck-v03 beside the repository (${root}); see its README.md`);
 }
 if (!existsSync(tsx)) fail(`no ${tsx}: run npm ci first`);
 mkdirSync(outDir, { recursive: true });
-writeFileSync(
-  knownFile,
-  [path.resolve(root, "../shared/tck/KNOWN.md"), path.join(root, "test/e2e/tck/KNOWN-TCK-BUGS.md")]
-    .map((f) => readFileSync(f, "utf8"))
-    .join("\n"),
-);
+const writeKnown = (file, parts) => writeFileSync(file, parts.map((f) => readFileSync(f, "utf8")).join("\n"));
+const shared = (f) => path.resolve(root, "../shared", f);
+const ours = (f) => path.join(root, "test/e2e/tck", f);
+if (v10) writeKnown(knownFile, [shared("tck/KNOWN.md"), ours("KNOWN-TCK-BUGS.md")]);
+if (v03) writeKnown(knownFileV03, [shared("tck-v03/KNOWN.md"), ours("KNOWN-TCK-V03-BUGS.md")]);
 
 // --- processes this script started, stopped on every way out ---------------
 const children = new Set();
@@ -191,8 +218,8 @@ async function startAgent(framework, agent, logFile) {
     while (!exit && !interrupted && Date.now() < deadline) {
       try {
         const res = await fetch(url + cardPath, { signal: AbortSignal.timeout(2000) });
-        await res.arrayBuffer();
-        if (res.ok) return { proc, url, port, grpcPort, args };
+        const body = await res.text();
+        if (res.ok) return { proc, url, port, grpcPort, args, card: parseJson(body) };
       } catch {}
       await sleep(200);
     }
@@ -207,12 +234,44 @@ async function startAgent(framework, agent, logFile) {
   }
 }
 
-/** One run.sh; its output goes to DIR/run.log, and to the console with --verbose. */
-async function runTck(url, transport, dir, extra) {
+const parseJson = (text) => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The v0.3 transports an agent card lists, read as ../shared/tck-v03/run.sh
+ * reads them: `url` with `preferredTransport` (JSONRPC when absent), and
+ * `additionalInterfaces`. Empty for a v1.0-only card.
+ */
+function v03Listed(card) {
+  const names = { JSONRPC: "jsonrpc", GRPC: "grpc", "HTTP+JSON": "rest", REST: "rest", HTTP: "rest" };
+  const listed = new Set();
+  if (typeof card?.url === "string") {
+    const t = names[String(card.preferredTransport ?? "JSONRPC").toUpperCase()];
+    if (t) listed.add(t);
+  }
+  for (const i of Array.isArray(card?.additionalInterfaces) ? card.additionalInterfaces : []) {
+    const t = names[String(i?.transport ?? "").toUpperCase()];
+    if (t && typeof i.url === "string") listed.add(t);
+  }
+  return listed;
+}
+
+/**
+ * One run.sh (v1.0's, or v0.3's with `v03`); its output goes to the console
+ * with --verbose. Both print a last line "tck[-v03] <transport>: P passed,
+ * F failed (K known), S skipped".
+ */
+async function runTck(url, transport, dir, extra, v03 = false) {
   mkdirSync(dir, { recursive: true });
-  const args = ["--url", url, "--transport", transport, "--out", dir, "--known", knownFile, ...(extra.length ? ["--", ...extra] : [])];
+  const known = v03 ? knownFileV03 : knownFile;
+  const args = ["--url", url, "--transport", transport, "--out", dir, "--known", known, ...(extra.length ? ["--", ...extra] : [])];
   const started = Date.now();
-  const proc = start(runSh, args, ["ignore", "pipe", "pipe"]);
+  const proc = start(v03 ? runShV03 : runSh, args, ["ignore", "pipe", "pipe"]);
   let output = "";
   for (const stream of [proc.child.stdout, proc.child.stderr]) {
     stream.setEncoding("utf8");
@@ -224,7 +283,7 @@ async function runTck(url, transport, dir, extra) {
   const { code, signal } = await proc.exited;
   const seconds = (Date.now() - started) / 1000;
   const lines = output.trimEnd().split("\n");
-  const summary = [...lines].reverse().find((l) => l.startsWith("tck ")) ?? "";
+  const summary = [...lines].reverse().find((l) => l.startsWith(v03 ? "tck-v03 " : "tck ")) ?? "";
   const counts = summary.match(/: (\d+) passed, (\d+) failed \((\d+) known\), (\d+) skipped/);
   return {
     status: code ?? 2,
@@ -250,19 +309,30 @@ function report(framework, name, r) {
 }
 
 // --- the runs ---------------------------------------------------------------
+// v1.0: the picked transports; v0.3: those they stand for, of which grpc runs
+// only when the card lists it (jsonrpc and rest run whatever the card says, so
+// that a card without them is a broken run, not a silent skip).
+const normal = v10 ? pickedTransports.filter((t) => t !== "restricted") : [];
+const v03Wanted = v03 ? ["jsonrpc", "rest", "grpc"].filter((t) => pickedTransports.some((p) => v03Of[p] === t)) : [];
+const restricted = v10 && pickedTransports.includes("restricted");
+if (!normal.length && !v03Wanted.length && !restricted) {
+  fail(`nothing to run: --protocol ${pickedProtocols.join(",")} with --transport ${pickedTransports.join(",")}`);
+}
 const results = []; // { framework, run, status, seconds, counts }
 const t0 = Date.now();
 for (const framework of pickedFrameworks) {
   const dir = path.join(outDir, framework);
   mkdirSync(dir, { recursive: true });
   const plan = [];
-  const normal = pickedTransports.filter((t) => t !== "restricted");
-  if (normal.length) plan.push({ agent: opts.agent, log: "agent.log", runs: normal.map((t) => ({ name: t, transport: t, extra: [] })) });
-  if (pickedTransports.includes("restricted")) {
+  if (normal.length || v03Wanted.length) {
+    plan.push({ agent: opts.agent, log: "agent.log", runs: normal.map((t) => ({ name: t, transport: t, extra: [] })), v03: v03Wanted });
+  }
+  if (restricted) {
     plan.push({
       agent: opts["restricted-agent"],
       log: "agent-restricted.log",
       runs: [{ name: "restricted", transport: "all", extra: ["-k", restrictedFilter] }],
+      v03: [],
     });
   }
   for (const step of plan) {
@@ -271,9 +341,17 @@ for (const framework of pickedFrameworks) {
     try {
       agent = await startAgent(framework, step.agent, path.join(dir, step.log));
       console.log(`${framework}: agent${step.agent ? ` ${step.agent}` : ""} on ${agent.url} (gRPC ${host}:${agent.grpcPort})`);
+      if (step.v03.length) {
+        const listed = v03Listed(agent.card);
+        const names = step.v03.filter((t) => t !== "grpc" || listed.has("grpc"));
+        console.log(
+          `${framework}: v0.3 interfaces in the card: ${listed.size ? [...listed].join(", ") : "none"}; v0.3 runs: ${names.join(", ") || "none"}`,
+        );
+        step.runs.push(...names.map((t) => ({ name: `v03-${t}`, transport: t, extra: [], v03: true })));
+      }
       for (const run of step.runs) {
         if (interrupted) break;
-        const r = await runTck(agent.url, run.transport, path.join(dir, run.name), run.extra);
+        const r = await runTck(agent.url, run.transport, path.join(dir, run.name), run.extra, run.v03);
         if (interrupted) break;
         report(framework, run.name, r);
         results.push({ framework, run: run.name, ...r });
@@ -281,7 +359,9 @@ for (const framework of pickedFrameworks) {
     } catch (e) {
       if (interrupted) break;
       console.log(`${framework}: the agent${step.agent ? ` ${step.agent}` : ""} did not start: ${e.message}`);
-      for (const run of step.runs) results.push({ framework, run: run.name, status: 2, seconds: 0, summary: "agent did not start" });
+      // Without a card, the v0.3 runs that must happen (jsonrpc, rest) count as broken.
+      const runs = [...step.runs.filter((r) => !r.v03), ...step.v03.filter((t) => t !== "grpc").map((t) => ({ name: `v03-${t}` }))];
+      for (const run of runs) results.push({ framework, run: run.name, status: 2, seconds: 0, summary: "agent did not start" });
     } finally {
       if (agent) await stop(agent.proc);
     }
