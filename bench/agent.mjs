@@ -50,14 +50,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { agents, CONTEXT_ID, EVENTS, TEXT, UPDATES } from "./agent-executors.mjs";
 import { pin } from "./pin.mjs";
 
 const CONNECTIONS = 10;
-/** Updates between the stream's first event (the Task) and its last (COMPLETED). */
-const UPDATES = 99;
-const EVENTS = UPDATES + 2;
-const TEXT = "hello world";
-const CONTEXT_ID = "ctx-1";
 /** Requests of the warm-up: the engine's memory store holds at most 10 000 tasks by default. */
 const WARM_TASKS = 10_000;
 const GOAL_SDK = 2;
@@ -283,38 +279,6 @@ async function inProcess(cases, rounds) {
     const per = c === "stream" ? `; per event ${(e / EVENTS).toFixed(2)} / ${(f / EVENTS).toFixed(2)}` : "";
     console.log(`${cases[c].title.padEnd(38)} engine ${e.toFixed(1)}, floor ${f.toFixed(1)}, engine - floor ${(e - f).toFixed(1)}${per}`);
   }
-}
-
-/** The engine's two agents (echo, stream) on the memory store, as both the server and --in-process run them. */
-async function agents() {
-  const { create } = await import("@bufbuild/protobuf");
-  const pb = await import("../gen/a2a_pb.ts");
-  const { createA2AServiceAgent } = await import("../gen/a2a_http_agent.ts");
-  const { createMemoryStore } = await import("a2a-http/agent");
-  const maxTasks = process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined;
-  const store = () => createMemoryStore({ maxTasks });
-  const card = create(pb.AgentCardSchema, {
-    name: "bench",
-    description: "bench",
-    version: "1.0.0",
-    supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }],
-    capabilities: { streaming: true },
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
-  });
-  return {
-    echo: createA2AServiceAgent(({ text }, task) => task.complete("echo: " + text), { card, store: store() }),
-    stream: createA2AServiceAgent(
-      async (_input, task) => {
-        for (let i = 1; i <= UPDATES; i++) {
-          if (i % 2 === 1) await task.working();
-          else await task.artifact({ artifactId: "out", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, { append: i > 2 });
-        }
-        await task.complete();
-      },
-      { card, store: store() },
-    ),
-  };
 }
 
 /** One request of the case, to check that every contender gives the same answers. */

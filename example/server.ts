@@ -24,7 +24,7 @@ import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { agentCardHono, allowedHostsCheck, type AllowedHosts } from "a2a-http/server";
+import { A2A_AGENT_CARD_PATHS, agentCardHono, allowedHostsCheck, type AllowedHosts } from "a2a-http/server";
 import { agentCardExpress } from "a2a-http/node";
 import { agentCardFastify, fastifyOptions } from "a2a-http/fastify";
 import { createPushSender } from "a2a-http/push";
@@ -60,7 +60,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-const cardPath = "/.well-known/agent-card.json";
+const cardPath = A2A_AGENT_CARD_PATHS[0]!;
 const jsonRpcPath = "/jsonrpc";
 
 /** Serves gRPC, gRPC-Web and Connect over plain-text HTTP/2 (h2c). */
@@ -186,7 +186,8 @@ export async function startExampleAgent(options: {
     switch (options.framework) {
       case "express": {
         const app = express();
-        app.get(cardPath, agentCardExpress(card, cardOptions));
+        const serveCard = agentCardExpress(card, cardOptions);
+        for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         app.use((req, res, next) => {
           const a = req.method === "GET" ? docsAnswer(req.path, url) : undefined;
           if (a === undefined) return next();
@@ -214,7 +215,8 @@ export async function startExampleAgent(options: {
         const app = Fastify(
           fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }),
         );
-        app.get(cardPath, agentCardFastify(card, cardOptions));
+        const serveCard = agentCardFastify(card, cardOptions);
+        for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, async (req, reply) => {
             const refused = wrongHost(req.headers.host, req.raw.socket);
@@ -230,7 +232,8 @@ export async function startExampleAgent(options: {
       }
       case "hono": {
         const app = new Hono();
-        app.get(cardPath, agentCardHono(card, cardOptions));
+        const serveCard = agentCardHono(card, cardOptions);
+        for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, (c) => {
             const refused = wrongHost(c.req.header("host"), (c.env as { incoming?: { socket?: unknown } } | undefined)?.incoming?.socket);

@@ -22,6 +22,12 @@ export const A2A_VERSION_HEADER = "A2A-Version";
 /** The header listing the extensions a client asks for (§3.2.6). */
 export const A2A_EXTENSIONS_HEADER = "A2A-Extensions";
 
+/**
+ * Where an agent's card is served: the well-known path of v1.0 and v0.3
+ * (§8.2), and v0.2's, where clients built on the 0.2 SDKs still look.
+ */
+export const A2A_AGENT_CARD_PATHS: readonly string[] = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+
 /** The media type A2A bodies are sent with by default (spec §11.1). */
 export const A2A_MEDIA_TYPE = "application/a2a+json";
 
@@ -56,12 +62,11 @@ export function requestedA2AVersion(header: string | null | undefined, rawQuery:
 }
 
 /**
- * A server's version check over the versions it serves: the
- * VERSION_NOT_SUPPORTED error for a requested version it does not serve,
- * else undefined. Verdicts are remembered (clients send one or two distinct
- * values; a bound keeps junk from growing the memory).
+ * Whether a requested version is one of `supported` ({@link isA2AVersionSupported}),
+ * with the verdicts remembered (clients send one or two distinct values; a
+ * bound keeps junk from growing the memory).
  */
-export function a2aVersionCheck(supported: readonly string[]): (version: string) => RpcError | undefined {
+export function a2aVersionMatcher(supported: readonly string[]): (version: string) => boolean {
   const verdicts = new Map<string, boolean>();
   return (version) => {
     let ok = verdicts.get(version);
@@ -69,8 +74,18 @@ export function a2aVersionCheck(supported: readonly string[]): (version: string)
       ok = isA2AVersionSupported(version, supported);
       if (verdicts.size < 64) verdicts.set(version, ok);
     }
-    return ok ? undefined : A2AErrors.versionNotSupported(version, supported);
+    return ok;
   };
+}
+
+/**
+ * A server's version check over the versions it serves: the
+ * VERSION_NOT_SUPPORTED error for a requested version it does not serve,
+ * else undefined.
+ */
+export function a2aVersionCheck(supported: readonly string[]): (version: string) => RpcError | undefined {
+  const served = a2aVersionMatcher(supported);
+  return (version) => (served(version) ? undefined : A2AErrors.versionNotSupported(version, supported));
 }
 
 /**

@@ -170,10 +170,36 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
       expect(cardRes.headers.get("etag")).toBeTruthy();
       const card = (await cardRes.json()) as {
         capabilities: Record<string, boolean>;
-        supportedInterfaces: { url: string; protocolBinding: string }[];
+        supportedInterfaces: { url: string; protocolBinding: string; protocolVersion: string }[];
+        protocolVersion: string;
+        url: string;
       };
       expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
-      expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC", "GRPC"]);
+      // The v1.0 interfaces, then the two v0.3 clients reach (docs/a2a.md, "v0.3 clients").
+      expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual([
+        "HTTP+JSON 1.0",
+        "JSONRPC 1.0",
+        "GRPC 1.0",
+        "HTTP+JSON 0.3",
+        "JSONRPC 0.3",
+      ]);
+      expect(card.protocolVersion).toBe("0.3.0");
+      expect(card.url).toBe(card.supportedInterfaces[1]!.url);
+      // A v0.3 client's message/send (no A2A-Version) on the same endpoint.
+      const v03 = await fetch(card.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "message/send",
+          params: { message: { kind: "message", messageId: "v03", role: "user", parts: [{ kind: "text", text: "old" }] } },
+        }),
+      });
+      expect(((await v03.json()) as { result: { kind: string; status: { state: string } } }).result).toMatchObject({
+        kind: "task",
+        status: { state: "completed" },
+      });
 
       // DNS rebinding: a Host that is not a loopback name is refused on every route and on the gRPC port.
       const { port } = new URL(url);
@@ -378,9 +404,12 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
       const server = await startWith(dir, { PORT: "0", GRPC_PORT: off });
       try {
         const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as {
-          supportedInterfaces: { protocolBinding: string }[];
+          supportedInterfaces: { protocolBinding: string; protocolVersion: string }[];
         };
-        expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC"]);
+        expect(card.supportedInterfaces.filter((i) => i.protocolVersion === "1.0").map((i) => i.protocolBinding)).toEqual([
+          "HTTP+JSON",
+          "JSONRPC",
+        ]);
         expect((await send(server.url, "no grpc")).status.state).toBe("TASK_STATE_COMPLETED");
       } finally {
         expect(await stop(server)).toBe(0);

@@ -11,7 +11,7 @@ import {
   A2AErrors,
   a2aVersionCheck,
   isA2ABodyType,
-  isA2AVersionSupported,
+  a2aVersionMatcher,
   mediaTypeOf,
   parseA2AExtensions,
   requestedA2AVersion,
@@ -82,6 +82,15 @@ interface JsonRpcMethod {
 }
 
 type Id = string | number | null;
+
+/** What a request's A2A-Version allows (see versionOf). */
+interface RequestVersion {
+  readonly error: RpcError | undefined;
+  /** The version is the dialect's: its methods are served. */
+  readonly dialect: boolean;
+}
+
+const SERVED: RequestVersion = { error: undefined, dialect: false };
 type JsonRpcResponse = { jsonrpc: "2.0"; id: Id; result: unknown } | { jsonrpc: "2.0"; id: Id; error: JsonRpcErrorObject };
 
 /** What one request of a body turned into. */
@@ -195,14 +204,24 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     return extra ? { ...res, headers: { ...res.headers, ...extra } } : res;
   }
 
+  const speaksDialect = dialect ? a2aVersionMatcher([dialect.version]) : () => false;
   /**
    * What the request's A2A-Version allows: `error`, the error every request of
    * the body gets unless `dialect` (the version's own methods) serves it.
    */
-  function versionOf(req: UniversalServerRequest): { error: RpcError | undefined; dialect: boolean } {
-    if (!a2a) return { error: undefined, dialect: false };
+  function versionOf(req: UniversalServerRequest): RequestVersion {
+    if (!a2a) return SERVED;
     const requested = requestedA2AVersion(req.header("a2a-version"), req.rawQuery);
-    return { error: versionCheck(requested), dialect: dialect !== undefined && isA2AVersionSupported(requested, [dialect.version]) };
+    // A dialect's request is answered without building the error it needs only for a method outside the dialect.
+    if (speaksDialect(requested))
+      return {
+        dialect: true,
+        get error() {
+          return versionCheck(requested);
+        },
+      };
+    const error = versionCheck(requested);
+    return error === undefined ? SERVED : { error, dialect: false };
   }
 
   function checkMediaType(contentType: string | undefined): void {
@@ -390,7 +409,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     req: UniversalServerRequest,
     item: unknown,
     inBatch: boolean,
-    version: { error: RpcError | undefined; dialect: boolean },
+    version: RequestVersion,
     extensions: readonly string[],
     early: Authenticated | undefined,
     deadline: Deadline | undefined,

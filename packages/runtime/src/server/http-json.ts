@@ -17,7 +17,7 @@ import {
   A2AErrors,
   a2aVersionCheck,
   isA2ABodyType,
-  isA2AVersionSupported,
+  a2aVersionMatcher,
   mediaTypeOf,
   parseA2AExtensions,
   requestedA2AVersion,
@@ -138,6 +138,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const v03 = servesV03(a2a, routes[0]?.descriptor.parent.typeName, options.a2aV03, handlers)
     ? bindDialect(A2A_V03_REST, table)
     : undefined;
+  const speaksV03 = v03 ? a2aVersionMatcher([v03.dialect.version]) : () => false;
 
   function errorResponse(
     e: unknown,
@@ -240,7 +241,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
    * v1.0 tenant named like the prefix lives, reached with A2A-Version 1.0).
    */
   function serveDialect(d: BoundDialect, req: UniversalServerRequest): Answer | undefined {
-    if (!isA2AVersionSupported(requestedA2AVersion(req.header("a2a-version"), req.rawQuery), [d.dialect.version])) return undefined;
+    if (!speaksV03(requestedA2AVersion(req.header("a2a-version"), req.rawQuery))) return undefined;
     const match = d.router.match(req.method, req.rawPath);
     if (match === undefined) return undefined;
     const reshape = (res: UniversalServerResponse): UniversalServerResponse =>

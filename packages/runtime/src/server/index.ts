@@ -23,6 +23,7 @@ export {
   agentCardHono,
   DEFAULT_AGENT_CARD_MAX_AGE,
 } from "./agent-card.js";
+export { A2A_AGENT_CARD_PATHS } from "../a2a.js";
 export type { AgentCardSource, AgentCardOptions, AgentCardAnswer, AgentCardResponder, HeaderReader } from "./agent-card.js";
 export type { AllowedHosts } from "./hosts.js";
 export { allowedHostsCheck } from "./hosts.js";
