@@ -252,8 +252,23 @@ async function openDirectory(dir: string, options: Pick<OpenStoreOptions, "onErr
     release();
     const message = (e as Error).message ?? String(e);
     if (/needs the package/.test(message)) throw new StoreError("missing-package", message, { cause: e });
-    throw new StoreError("open", message.split("\n")[0]!, { cause: e });
+    throw new StoreError("open", `${message.split("\n")[0]!}${dataVersionHint(dir)}`, { cause: e });
   }
+}
+
+/**
+ * A data directory holds one PostgreSQL major version's files, and each
+ * PGlite release line runs one version (0.5: PostgreSQL 18, 0.6: 19), which
+ * cannot open another's: say which one the directory needs.
+ */
+function dataVersionHint(dir: string): string {
+  let version: string;
+  try {
+    version = readFileSync(join(dir, "PG_VERSION"), "utf8").trim();
+  } catch {
+    return "";
+  }
+  return ` (it holds PostgreSQL ${version} data, which only a PGlite release running PostgreSQL ${version} opens: 0.5 runs 18, 0.6 runs 19; install that line of @electric-sql/pglite, or give a new directory)`;
 }
 
 function code(e: unknown): string {
