@@ -6,7 +6,8 @@
 // - the default target and target=dts with TypeScript 7 in the project;
 // - one scaffolded agent per framework: npm install, typecheck before and after
 //   `npm run generate`, its own `npm test`, npm start, the card and SendMessage
-//   (the echo executor's COMPLETED task) on the three bindings;
+//   (the echo executor's COMPLETED task) on the three bindings, and A2A v0.3's
+//   clients (@a2a-js/sdk 0.3.14 from this repository) on JSON-RPC and REST;
 // - the production install of the Hono agent (npm install --omit=dev), measured,
 //   serving from its build, without the optional peers pg and PGlite;
 // - the runtime's bin, `a2a-http migrate`, from the installed tarball: without
@@ -23,6 +24,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { fromJson } from "@bufbuild/protobuf";
+import type { Message as V03Message, Task as V03Task } from "a2a-sdk-v03";
+import { A2AClient, ClientFactory, RestTransportFactory } from "a2a-sdk-v03/client";
 import { A2AService, SendMessageRequestSchema } from "../../../gen/a2a_pb.js";
 import { createScratchDatabase } from "../../scratch-database.js";
 import { docRecipes, recipe, shellRecipes } from "./recipes.js";
@@ -470,11 +473,22 @@ async function emulateDockerBuild(context: string, out: string) {
 async function expectAgent(url: string) {
   const card = await fetch(`${url}/.well-known/agent-card.json`);
   expect(card.status).toBe(200);
-  const body = (await card.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[]; capabilities: unknown };
+  const body = (await card.json()) as {
+    supportedInterfaces: { url: string; protocolBinding: string; protocolVersion: string }[];
+    capabilities: unknown;
+  };
   expect(body.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
   const interfaces = body.supportedInterfaces;
-  expect(interfaces.map((i) => i.protocolBinding)).toEqual(["HTTP+JSON", "JSONRPC", "GRPC"]);
+  // v1.0's three first, then the entries the card handler adds for v0.3 clients (JSON-RPC and HTTP+JSON, same URLs).
+  expect(interfaces.map((i) => [i.protocolBinding, i.protocolVersion])).toEqual([
+    ["HTTP+JSON", "1.0"],
+    ["JSONRPC", "1.0"],
+    ["GRPC", "1.0"],
+    ["HTTP+JSON", "0.3"],
+    ["JSONRPC", "0.3"],
+  ]);
   expect(interfaces[0]!.url).toBe(url);
+  expect(interfaces.slice(3).map((i) => i.url)).toEqual([interfaces[0]!.url, interfaces[1]!.url]);
 
   type TaskJson = { status: { state: string }; artifacts: { parts: { text: string }[] }[] };
   const rpc = await fetch(interfaces[1]!.url, {
@@ -502,6 +516,48 @@ async function expectAgent(url: string) {
   expect(task.artifacts[0]!.parts[0]!.text).toBe("echo: hello");
 }
 
+/**
+ * A2A v0.3 clients (@a2a-js/sdk 0.3.14, run from this test's process: the
+ * scaffolded project installs none of it) find the agent through the card's
+ * v0.3 fields: the legacy A2AClient sends, streams and gets over JSON-RPC,
+ * ClientFactory with only the REST transport sends over `/v1/message:send`.
+ */
+async function expectV03Clients(url: string) {
+  const message = (text: string): V03Message => ({
+    kind: "message",
+    messageId: crypto.randomUUID(),
+    role: "user",
+    parts: [{ kind: "text", text }],
+  });
+  const completed = { kind: "task", status: { state: "completed" }, artifacts: [{ parts: [{ kind: "text", text: "echo: hello" }] }] };
+
+  const legacy = await A2AClient.fromCardUrl(`${url}/.well-known/agent-card.json`);
+  const sent = await legacy.sendMessage({ message: message("hello") });
+  expect("result" in sent ? sent.result : sent).toMatchObject(completed);
+  const task = (sent as { result: V03Task }).result;
+
+  const events: unknown[] = [];
+  for await (const e of legacy.sendMessageStream({ message: message("streamed") })) {
+    if (e.kind === "status-update") events.push([e.kind, e.status.state, e.final]);
+    else if (e.kind === "task") events.push([e.kind, e.status.state]);
+    else if (e.kind === "artifact-update") events.push([e.kind, ...e.artifact.parts.map((p) => (p.kind === "text" ? p.text : p.kind))]);
+    else events.push([e.kind]);
+  }
+  expect(events[0]).toEqual(["task", "submitted"]);
+  expect(events).toContainEqual(["artifact-update", "echo: streamed"]);
+  expect(events.at(-1)).toEqual(["status-update", "completed", true]);
+
+  const got = await legacy.getTask({ id: task.id, historyLength: 1 });
+  expect("result" in got ? got.result : got).toMatchObject({
+    ...completed,
+    id: task.id,
+    history: [{ role: "user", parts: [{ text: "hello" }] }],
+  });
+
+  const rest = await new ClientFactory({ transports: [new RestTransportFactory()] }).createFromUrl(url);
+  expect(await rest.sendMessage({ message: message("hello") })).toMatchObject(completed);
+}
+
 describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded from the installed plugin", (framework) => {
   const dir = join(work, `agent-${framework}`);
 
@@ -525,6 +581,7 @@ describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded fr
     try {
       expect(new URL(url).port).not.toBe("41241");
       await expectAgent(url);
+      await expectV03Clients(url);
       if (framework === "fastify") {
         const bad = await fetch(`${url}/tasks/%zz`, { headers: { "A2A-Version": "1.0" } });
         expect(bad.status).toBe(400);
