@@ -59,7 +59,8 @@ const scripts: [prefix: string, run: Script][] = [
     "test-resubscribe-message-id",
     async (t, signal) => {
       await t.working();
-      await new Promise((r) => setTimeout(r, 2_000));
+      // The v0.3 TCK resubscribes after its own streaming timeout (2 s) and again after twice that.
+      await new Promise((r) => setTimeout(r, 5_000));
       if (!signal.aborted) await t.complete();
     },
   ],
@@ -71,10 +72,16 @@ async function streamed(t: Updater, artifact: { parts: Part[] }): Promise<void> 
   await t.complete();
 }
 
-/** The TCK's agent: by messageId prefix, else an echo. */
-export const conformanceExecutor: A2AServiceExecutor = async ({ message, text: said, signal }, task) => {
+/**
+ * The TCK's agent: by messageId prefix, else an echo. A v0.3 request (the
+ * v0.3 TCK's, ../shared/tck-v03/README.md, "SUT contract") gets its echo on a
+ * task left open, INPUT_REQUIRED: that suite sends follow-ups on the task it
+ * got and then cancels it, where the v1.0 suite wants it COMPLETED.
+ */
+export const conformanceExecutor: A2AServiceExecutor = async ({ message, text: said, signal, context }, task) => {
   const script = scripts.find(([prefix]) => message.messageId.startsWith(prefix));
   if (script) return script[1](task, signal);
+  if (context.a2aDialect === "0.3") return task.askForInput(`echo: ${said}`);
   return task.complete(`echo: ${said}`);
 };
 

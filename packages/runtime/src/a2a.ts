@@ -23,6 +23,35 @@ export const A2A_VERSION_HEADER = "A2A-Version";
 export const A2A_EXTENSIONS_HEADER = "A2A-Extensions";
 
 /**
+ * lf.a2a.v1.TaskState numbers (fixed by the proto; an additive change cannot
+ * renumber them). With isTerminal and isInterrupted, the one rule of what a
+ * state means for a run and a stream, which the engine, the stores and the
+ * v0.3 translation (its `final`) share.
+ */
+export const TaskState = {
+  UNSPECIFIED: 0,
+  SUBMITTED: 1,
+  WORKING: 2,
+  COMPLETED: 3,
+  FAILED: 4,
+  CANCELED: 5,
+  INPUT_REQUIRED: 6,
+  REJECTED: 7,
+  AUTH_REQUIRED: 8,
+} as const;
+export type TaskState = (typeof TaskState)[keyof typeof TaskState];
+
+/** COMPLETED, FAILED, CANCELED, REJECTED: nothing follows. */
+export function isTerminal(state: number): boolean {
+  return state === TaskState.COMPLETED || state === TaskState.FAILED || state === TaskState.CANCELED || state === TaskState.REJECTED;
+}
+
+/** INPUT_REQUIRED, AUTH_REQUIRED: the task waits for the client. */
+export function isInterrupted(state: number): boolean {
+  return state === TaskState.INPUT_REQUIRED || state === TaskState.AUTH_REQUIRED;
+}
+
+/**
  * Where an agent's card is served: the well-known path of v1.0 and v0.3
  * (§8.2), and v0.2's, where clients built on the 0.2 SDKs still look.
  */

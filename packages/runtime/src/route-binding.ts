@@ -62,4 +62,10 @@ export interface HandlerContext {
    * the answer (Node, Bun, Deno): call it as `ctx.waitUntil?.(promise)`.
    */
   readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  /**
+   * A2A profile: the protocol version the request came in, when it is not
+   * the service's own: `"0.3"` for a v0.3 request translated at the edge to
+   * these handlers (docs/a2a.md, "v0.3 clients"). Undefined otherwise.
+   */
+  readonly a2aDialect?: string | undefined;
 }

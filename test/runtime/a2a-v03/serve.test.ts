@@ -135,7 +135,8 @@ describe("A2A v0.3 JSON-RPC on the engine", () => {
     expect((await rpc("SendMessage", { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } })).error.code).toBe(-32009);
     expect((await rpc("message/send", { message: v03Message("x") }, { "a2a-version": "1.0" })).error.code).toBe(-32601);
     expect((await rpc("message/send", { message: v03Message("x") }, { "a2a-version": "0.3" })).result.kind).toBe("task");
-    expect((await rpc("no/such", {})).error.code).toBe(-32009);
+    // A name of neither version is not found, whatever the version.
+    expect((await rpc("no/such", {})).error.code).toBe(-32601);
     const missing = await rpc("no/such", {}, { "a2a-version": "1.0" });
     expect(missing.error.code).toBe(-32601);
     expect(missing.error.data).toEqual([
@@ -187,6 +188,25 @@ describe("A2A v0.3 JSON-RPC on the engine", () => {
   });
 });
 
+describe("A2A v0.3 JSON-RPC streams", () => {
+  it("answer an error before the first event as a stream too (v0.3 clients read only text/event-stream there)", async () => {
+    const { call, agent } = setup();
+    const res = await call("/jsonrpc", { body: { jsonrpc: "2.0", id: 3, method: "tasks/resubscribe", params: { id: "no-such-task" } } });
+    expect(res.type).toContain("text/event-stream");
+    expect(events(res.text)).toEqual([
+      { jsonrpc: "2.0", id: 3, error: expect.objectContaining({ code: -32001, message: "task not found: no-such-task" }) },
+    ]);
+    // v1.0's stream methods keep their plain error answer.
+    const v1 = await call("/jsonrpc", {
+      body: { jsonrpc: "2.0", id: 4, method: "SubscribeToTask", params: { id: "no-such-task" } },
+      headers: { "a2a-version": "1.0" },
+    });
+    expect(v1.type).toContain("application/json");
+    expect(v1.json.error.code).toBe(-32001);
+    await agent.close();
+  });
+});
+
 describe("A2A v0.3 HTTP+JSON (/v1/...) on the engine", () => {
   it("serves v0.3's ProtoJSON: content, TASK_STATE_*, {task} wrappers; errors as {code, message} with v1.0's status", async () => {
     const { call, agent } = setup();
@@ -229,6 +249,24 @@ describe("A2A v0.3 HTTP+JSON (/v1/...) on the engine", () => {
       expect(again.status, method).toBe(400);
       expect(again.json.code).toBe(-32004);
     }
+    await agent.close();
+  });
+
+  it("takes ProtoJSON's proto field names too (snake_case), and a create-config body in either shape", async () => {
+    const { call, agent } = setup();
+    const sent = await call("/v1/message:send", {
+      body: {
+        message: {
+          message_id: "s1",
+          context_id: "ctx-s",
+          role: "ROLE_USER",
+          content: [{ file: { file_with_uri: "https://x.test/a.txt", mime_type: "text/plain" } }],
+        },
+      },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.json.task.contextId).toBe("ctx-s");
+    expect(sent.json.task.history[0].content[0]).toEqual({ file: { fileWithUri: "https://x.test/a.txt", mimeType: "text/plain" } });
     await agent.close();
   });
 
@@ -278,6 +316,38 @@ describe("A2A v0.3 HTTP+JSON (/v1/...) on the engine", () => {
 });
 
 describe("one card for v1.0 and v0.3", () => {
+  it("is v1.0's alone for a request that says A2A-Version 1.0, varying by that header", async () => {
+    const { call, agent } = setup();
+    const res = await call("/.well-known/agent-card.json", { headers: { "a2a-version": "1.0" } });
+    const v1Fields = new Set(AgentCardSchema.fields.map((f) => f.jsonName));
+    expect(Object.keys(res.json).filter((k) => !v1Fields.has(k))).toEqual([]);
+    expect(res.json.supportedInterfaces).toHaveLength(3);
+    const app = setup();
+    const raw = await app.call("/.well-known/agent-card.json");
+    expect(raw.json.protocolVersion).toBe("0.3.0");
+    await app.agent.close();
+    await agent.close();
+  });
+
+  it("answers each variant with its own ETag and Vary: A2A-Version, and 304 for each", async () => {
+    const agent = createA2AServiceAgent(executor, { card });
+    const app = new Hono();
+    app.get(
+      "/card",
+      agentCardHono(() => toJson(AgentCardSchema, card())),
+    );
+    const get = (headers: Record<string, string>) => app.request("/card", { headers });
+    const v1 = await get({ "a2a-version": "1.0" });
+    const v03 = await get({});
+    expect(v1.headers.get("vary")).toBe("A2A-Version");
+    expect(v03.headers.get("vary")).toBe("A2A-Version");
+    expect(v1.headers.get("etag")).not.toBe(v03.headers.get("etag"));
+    expect((await get({ "a2a-version": "1.0", "if-none-match": v1.headers.get("etag")! })).status).toBe(304);
+    expect((await get({ "if-none-match": v03.headers.get("etag")! })).status).toBe(304);
+    expect((await get({ "if-none-match": v1.headers.get("etag")! })).status).toBe(200);
+    await agent.close();
+  });
+
   it("adds v0.3's fields from the JSON-RPC and HTTP+JSON interfaces without a tenant, at both well-known paths", async () => {
     const { call, agent } = setup();
     for (const path of ["/.well-known/agent-card.json", "/.well-known/agent.json"]) {

@@ -124,6 +124,16 @@ describe("v0.3 HTTP+JSON ProtoJSON", () => {
       },
       configuration: { returnImmediately: true },
     });
+    // A configuration without blocking (ProtoJSON leaves false out) does not block; none at all does.
+    expect(sendRequestIn({ message: { messageId: "m", role: "ROLE_USER", content: [] }, configuration: {} }).configuration).toEqual({
+      returnImmediately: true,
+    });
+    expect(
+      sendRequestIn({ message: { messageId: "m", role: "ROLE_USER", content: [] }, configuration: { blocking: true } }).configuration,
+    ).toEqual({});
+    expect(() => sendRequestIn({ message: { messageId: "m", role: "robot", content: [] } })).toThrow(
+      /body.message.role: "robot" is not a role/,
+    );
   });
 
   it("writes TASK_STATE_CANCELLED, content and final", () => {
@@ -150,6 +160,17 @@ describe("v0.3 HTTP+JSON ProtoJSON", () => {
     expect(createPushConfigIn("t", config)).toEqual({ url: "https://h.test/", taskId: "t", id: "t", authentication: { scheme: "Bearer" } });
     expect(createPushConfigIn("t", { parent: "tasks/t", configId: "c1", config })).toMatchObject({ id: "c1", taskId: "t" });
     expect(createPushConfigIn("t", { config: { pushNotificationConfig: { id: "c2", url: "u" } } })).toMatchObject({ id: "c2" });
+    // The v0.3 TCK's body: proto names, an empty authentication (none).
+    expect(
+      createPushConfigIn("t", {
+        parent: "tasks/t",
+        config_id: "default",
+        config: {
+          name: "tasks/t/pushNotificationConfigs/default",
+          push_notification_config: { id: "default", url: "https://h.test/", token: "", authentication: {} },
+        },
+      }),
+    ).toEqual({ id: "default", url: "https://h.test/", token: "", taskId: "t" });
   });
 });
 
@@ -174,10 +195,16 @@ describe("the card's v0.3 fields", () => {
         { url: "http://h/", transport: "HTTP+JSON" },
         { url: "http://h/rpc", transport: "JSONRPC" },
       ],
-      supportsAuthenticatedExtendedCard: true,
+      // No scheme to authenticate with: v0.3 clients are not offered the extended card.
+      supportsAuthenticatedExtendedCard: false,
       defaultInputModes: [],
       skills: [],
     });
+  });
+
+  it("offer v0.3's authenticated extended card only with a security scheme to authenticate by", () => {
+    const withScheme = { ...v1, securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } } };
+    expect(withV03CardFields(withScheme)).toMatchObject({ supportsAuthenticatedExtendedCard: true });
   });
 
   it("leave a card alone that has a protocolVersion, or no interface v0.3 can use", () => {

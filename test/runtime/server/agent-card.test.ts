@@ -79,7 +79,10 @@ describe("the core", () => {
       "content-length": String(utf8.encode(text).length),
       etag: `"${utf8.encode(text).length.toString(36)}-${fnv1a64(utf8.encode(text))}"`,
       "last-modified": expect.any(String),
+      // The card of a v0.3 request differs from a v1.0 request's (docs/a2a.md, "v0.3 clients").
+      vary: "A2A-Version",
     });
+    expect(agentCardAnswer(cardA, { a2aV03: false })("GET", none).headers["vary"]).toBeUndefined();
     expect(answer("HEAD", none)).toEqual({ status: 200, headers: get.headers, body: "" });
     expect(agentCardAnswer(cardA, { maxAge: 0 })("GET", none).headers["cache-control"]).toBe("public, max-age=0");
   });
@@ -163,7 +166,12 @@ describe("the core", () => {
     const notModified = answer("HEAD", new Headers({ "if-none-match": headers["etag"]! }));
     expect(notModified).toEqual({
       status: 304,
-      headers: { "cache-control": "public, max-age=300", etag: headers["etag"], "last-modified": headers["last-modified"] },
+      headers: {
+        "cache-control": "public, max-age=300",
+        etag: headers["etag"],
+        "last-modified": headers["last-modified"],
+        vary: "A2A-Version",
+      },
       body: "",
     });
   });

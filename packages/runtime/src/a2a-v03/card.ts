@@ -19,8 +19,9 @@ const V03_BINDINGS: readonly string[] = ["JSONRPC", "HTTP+JSON"];
  * ones. Only v1.0 interfaces of the bindings v0.3 is served on and without
  * a tenant count (v0.3 has no tenants). A card with none of them is returned
  * as it is. Lists v0.3 requires are filled in (a skill's `tags`, the default
- * modes), and `supportsAuthenticatedExtendedCard` mirrors
- * `capabilities.extendedAgentCard`.
+ * modes), and `supportsAuthenticatedExtendedCard` is
+ * `capabilities.extendedAgentCard` when the card declares a security scheme
+ * to authenticate with (a v0.3 client has no other way to).
  */
 export function withV03CardFields(card: JsonValue): JsonValue {
   if (typeof card !== "object" || card === null || Array.isArray(card) || "protocolVersion" in card) return card;
@@ -51,6 +52,9 @@ export function withV03CardFields(card: JsonValue): JsonValue {
   out["skills"] = Array.isArray(card["skills"]) ? card["skills"].map((s) => ({ tags: [], ...(s as JsonObject) })) : [];
   const capabilities = (card["capabilities"] ?? {}) as JsonObject;
   out["capabilities"] = capabilities;
-  out["supportsAuthenticatedExtendedCard"] = capabilities["extendedAgentCard"] === true;
+  // v0.3's client authenticates for the extended card by a scheme the card declares: without one, it cannot.
+  const schemes = card["securitySchemes"];
+  const declaresScheme = typeof schemes === "object" && schemes !== null && Object.keys(schemes).length > 0;
+  out["supportsAuthenticatedExtendedCard"] = capabilities["extendedAgentCard"] === true && declaresScheme;
   return out;
 }

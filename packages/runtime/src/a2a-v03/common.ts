@@ -3,8 +3,7 @@
 // untrusted JSON with errors that name the field, the task states, and when
 // a status update is `final`.
 import type { JsonValue } from "@bufbuild/protobuf";
-import { A2AErrors } from "../a2a.js";
-import { TaskState, isInterrupted, isTerminal } from "../agent/types.js";
+import { A2AErrors, TaskState, isInterrupted, isTerminal } from "../a2a.js";
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };

@@ -7,6 +7,24 @@ import type { JsonValue } from "@bufbuild/protobuf";
 import { withV03CardFields } from "./card.js";
 import { arrayAt, badV03, copyPresent, isFinalV03, objectAt, optionalObjectAt, optionalStringAt, type JsonObject } from "./common.js";
 
+/** A field's proto name (`context_id`) from its JSON name (`contextId`). */
+const protoName = (jsonName: string) => jsonName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A field of a ProtoJSON object by its JSON name or its proto name, which a parser must both take (ProtoJSON spec). */
+function field(o: JsonObject, jsonName: string): JsonValue | undefined {
+  const v = o[jsonName];
+  return v !== undefined ? v : o[protoName(jsonName)];
+}
+
+/** copyPresent for ProtoJSON input: each field by either name, written by its JSON name. */
+function copyFields(from: JsonObject, to: JsonObject, jsonNames: readonly string[]): JsonObject {
+  for (const k of jsonNames) {
+    const v = field(from, k);
+    if (v !== undefined && v !== null) to[k] = v;
+  }
+  return to;
+}
+
 /** The one state whose name differs: v0.3's proto spells it with two Ls. */
 const V03_CANCELLED = "TASK_STATE_CANCELLED";
 const V1_CANCELED = "TASK_STATE_CANCELED";
@@ -18,11 +36,11 @@ function partIn(v: unknown, path: string): JsonObject {
   if (typeof p["text"] === "string") return { text: p["text"] };
   if (p["file"] !== undefined && p["file"] !== null) {
     const f = objectAt(p["file"], `${path}.file`);
-    const uri = optionalStringAt(f["fileWithUri"] ?? f["file_with_uri"], `${path}.file.fileWithUri`);
-    const bytes = optionalStringAt(f["fileWithBytes"] ?? f["file_with_bytes"], `${path}.file.fileWithBytes`);
+    const uri = optionalStringAt(field(f, "fileWithUri"), `${path}.file.fileWithUri`);
+    const bytes = optionalStringAt(field(f, "fileWithBytes"), `${path}.file.fileWithBytes`);
     if ((uri === undefined) === (bytes === undefined)) throw badV03(`${path}.file`, "must have one of fileWithUri and fileWithBytes");
     const out: JsonObject = uri !== undefined ? { url: uri } : { raw: bytes! };
-    const mimeType = optionalStringAt(f["mimeType"] ?? f["mime_type"], `${path}.file.mimeType`);
+    const mimeType = optionalStringAt(field(f, "mimeType"), `${path}.file.mimeType`);
     if (mimeType) out["mediaType"] = mimeType;
     return out;
   }
@@ -32,9 +50,14 @@ function partIn(v: unknown, path: string): JsonObject {
   throw badV03(path, "must have one of text, file and data");
 }
 
+/** The roles of v0.3's proto, by ProtoJSON name and number. */
+const ROLES: readonly JsonValue[] = ["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT", 0, 1, 2];
+
 function messageIn(v: unknown, path: string): JsonObject {
   const m = objectAt(v, path);
-  const out: JsonObject = copyPresent(m, {}, ["messageId", "contextId", "taskId", "role", "metadata", "extensions"]);
+  const out: JsonObject = copyFields(m, {}, ["messageId", "contextId", "taskId", "role", "metadata", "extensions"]);
+  if (out["role"] !== undefined && !ROLES.includes(out["role"]))
+    throw badV03(`${path}.role`, `${JSON.stringify(out["role"])} is not a role (ROLE_USER, ROLE_AGENT)`);
   const parts = m["content"] ?? m["parts"];
   out["parts"] = arrayAt(parts, `${path}.content`).map((p, i) => partIn(p, `${path}.content[${i}]`));
   return out;
@@ -43,16 +66,18 @@ function messageIn(v: unknown, path: string): JsonObject {
 /** v0.3's PushNotificationConfig of task `taskId` as v1.0's TaskPushNotificationConfig; the id defaults to the task's (as on JSON-RPC). */
 function pushConfigIn(v: unknown, taskId: string | undefined, path: string): JsonObject {
   const c = objectAt(v, path);
-  const out: JsonObject = copyPresent(c, {}, ["id", "url", "token"]);
+  const out: JsonObject = copyFields(c, {}, ["id", "url", "token"]);
   if (taskId !== undefined) {
     out["taskId"] = taskId;
     if (!out["id"]) out["id"] = taskId;
   }
   const auth = optionalObjectAt(c["authentication"], `${path}.authentication`);
-  if (auth !== undefined) {
-    const scheme = arrayAt(auth["schemes"], `${path}.authentication.schemes`)[0];
+  const schemes = arrayAt(auth?.["schemes"], `${path}.authentication.schemes`);
+  // An empty authentication (no scheme, no credentials) is none.
+  if (auth !== undefined && (schemes.length > 0 || field(auth, "credentials"))) {
+    const scheme = schemes[0];
     if (typeof scheme !== "string") throw badV03(`${path}.authentication.schemes`, "must name a scheme");
-    out["authentication"] = copyPresent(auth, { scheme }, ["credentials"]);
+    out["authentication"] = copyFields(auth, { scheme }, ["credentials"]);
   }
   return out;
 }
@@ -63,12 +88,14 @@ export function sendRequestIn(body: unknown): JsonObject {
   const out: JsonObject = { message: messageIn(b["message"] ?? b["request"], "body.message") };
   const c = optionalObjectAt(b["configuration"], "body.configuration");
   if (c !== undefined) {
-    const config: JsonObject = copyPresent(c, {}, ["acceptedOutputModes", "historyLength"]);
-    const push = c["pushNotification"] ?? c["push_notification"];
+    const config: JsonObject = copyFields(c, {}, ["acceptedOutputModes", "historyLength"]);
+    const push = field(c, "pushNotification");
     if (push !== undefined && push !== null)
       config["taskPushNotificationConfig"] = pushConfigIn(push, undefined, "body.configuration.pushNotification");
-    // As on JSON-RPC: v0.3 blocks unless told not to.
-    if (c["blocking"] === false) config["returnImmediately"] = true;
+    // ProtoJSON leaves a false `blocking` out, so a configuration without it
+    // asks not to block (as v0.3's reference server reads it); a request
+    // without a configuration blocks, as on JSON-RPC.
+    if (c["blocking"] !== true) config["returnImmediately"] = true;
     out["configuration"] = config;
   }
   return copyPresent(b, out, ["metadata"]);
@@ -84,10 +111,9 @@ export function createPushConfigIn(taskId: string, body: unknown): JsonObject {
   const b = objectAt(body ?? {}, "body");
   const wrapped = optionalObjectAt(b["config"], "body.config");
   const config = wrapped ?? b;
-  const inner = config["pushNotificationConfig"] ?? config["push_notification_config"];
-  const out = pushConfigIn(inner ?? {}, taskId, "body.pushNotificationConfig");
+  const out = pushConfigIn(field(config, "pushNotificationConfig") ?? {}, taskId, "body.pushNotificationConfig");
   if (!out["id"] || out["id"] === taskId) {
-    const configId = b["configId"] ?? b["config_id"];
+    const configId = field(b, "configId");
     if (typeof configId === "string" && configId !== "") out["id"] = configId;
   }
   return out;

@@ -16,6 +16,7 @@ import {
 import { TimestampSchema, timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
+import { markPushConfigVersion, pushConfigVersion, v03PushBody, withoutPushConfigMark } from "../a2a-v03/push.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
@@ -24,7 +25,15 @@ import { TaskStream, type Follow } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import type { PushSender } from "./push-sender.js";
-import { StaleVersionError, StoreFullError, type AgentStore, type PagePosition, type PushConfigLike, type TaskKey } from "./store.js";
+import {
+  StaleVersionError,
+  StoreFullError,
+  type AgentStore,
+  type OutboxItem,
+  type PagePosition,
+  type PushConfigLike,
+  type TaskKey,
+} from "./store.js";
 import {
   ROLE_AGENT,
   TaskState,
@@ -768,11 +777,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   ): number | Promise<number> {
     if (mem) {
       mem.commit(key, task, version, statusTime(task), event, entry);
-      published(key, topic, version + 1, event);
+      published(key, topic, version + 1, event, task);
       return version + 1;
     }
     return store.tasks.commit(key, task, version, statusTime(task), event).then(async () => {
-      await published(key, topic, version + 1, event);
+      await published(key, topic, version + 1, event, task);
       return version + 1;
     });
   }
@@ -782,7 +791,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
    * under the task's lock, so deliveries are queued in the events' order
    * whatever the store's speed. On the memory store it is done at once.
    */
-  function published(key: TaskKey, topic: string, seq: number, event: ProtoMessage): Promise<void> | undefined {
+  function published(key: TaskKey, topic: string, seq: number, event: ProtoMessage, task: TaskLike): Promise<void> | undefined {
     toHub(topic, seq, event);
     if (shared) {
       // The store queued the push deliveries in the event's transaction: any instance sends them.
@@ -792,24 +801,35 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (!pushSender) return undefined;
     if (mem) {
       const configs = mem.pushConfigs(key);
-      if (configs !== undefined && configs.size > 0) toPush(key, configs.values(), event);
+      if (configs !== undefined && configs.size > 0) toPush(key, configs.values(), event, task);
       return undefined;
     }
     return store.pushConfigs.list(key).then(
-      (configs) => toPush(key, configs, event),
+      (configs) => toPush(key, configs, event, task),
       (e: unknown) => onError(e),
     );
   }
 
-  function toPush(key: TaskKey, configs: Iterable<PushConfigLike>, event: ProtoMessage): void {
+  function toPush(key: TaskKey, configs: Iterable<PushConfigLike>, event: ProtoMessage, task: TaskLike): void {
     let body: string | undefined;
+    let v03Body: string | undefined;
     let taskKey: string | undefined;
     for (const c of configs) {
-      body ??= toJsonString(schemas.stream, event as never);
+      // A config made by a v0.3 client gets the task in v0.3's JSON (a2a-v03/push.ts); the rest, the event.
+      const text = pushConfigVersion(c)
+        ? (v03Body ??= v03PushBody(schemas.task, task as never))
+        : (body ??= toJsonString(schemas.stream, event as never));
       // The sender's key for the task: JSON of (tenant, owner, id).
       taskKey ??= JSON.stringify([key.tenant, key.owner, key.id]);
-      pushSender!.send(taskKey, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, body);
+      pushSender!.send(taskKey, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, text);
     }
+  }
+
+  /** A shared outbox's delivery: as toPush writes it; a v0.3 config gets the task as it is now. */
+  async function outboxBody(item: OutboxItem): Promise<string | undefined> {
+    if (!pushConfigVersion(item.config)) return toJsonString(schemas.stream, item.event as never);
+    const stored = await store.tasks.get(item.key);
+    return stored && v03PushBody(schemas.task, stored.task as never);
   }
 
   function toHub(topic: string, seq: number, event: ProtoMessage): void {
@@ -835,7 +855,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         throw storeFull(e);
       }
       run.unstored = undefined;
-      published(run.key, run.topic, 1, event);
+      published(run.key, run.topic, 1, event, task);
       return stored1st(run, task);
     }
     return (async () => {
@@ -850,7 +870,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         // Stored after the task's first event, which the store's commit could not queue for it.
         await shared?.outbox.enqueue(run.key, pushConfig.id, 1);
       }
-      const p = published(run.key, run.topic, 1, event);
+      const p = published(run.key, run.topic, 1, event, task);
       if (p) await p;
       return stored1st(run, task);
     })();
@@ -1098,7 +1118,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const contextId = incoming.contextId || newId();
     const message = shape.messageIn(incoming, key.id, contextId);
     const snapshot = shape.task(key.id, contextId, statusOf(TaskState.SUBMITTED, undefined, Date.now()), [message]);
-    const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key) });
+    const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key, ctx) });
     runs.set(run.topic, run);
     // Asked to answer at once: the task must exist before the executor has said anything.
     if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
@@ -1138,7 +1158,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         });
       }
       // Before anything of this turn is stored, so that a refused config leaves the task as it was.
-      if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key));
+      if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key, ctx));
       const m = Object.assign(copyOf(incoming), { contextId: task.contextId });
       const next = statusChange(Object.assign(copyOf(task), { history: [...task.history, m] }), TaskState.WORKING, undefined, at);
       const version2 = await commit(key, run.topic, version, next.task, next.event);
@@ -1210,15 +1230,17 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     }
   }
 
-  function pushConfigOf(init: PushConfigLike, key: TaskKey): PushConfigLike {
+  /** The config to store: its id, task and tenant set, and the version of the request that made it (a2a-v03/push.ts). */
+  function pushConfigOf(init: PushConfigLike, key: TaskKey, ctx: HandlerContext): PushConfigLike {
     if (!schemas.pushConfig) throw A2AErrors.pushNotificationNotSupported();
-    return create(schemas.pushConfig, {
+    const config = create(schemas.pushConfig, {
       ...init,
       $typeName: undefined,
       id: init.id || newId(),
       taskId: key.id,
       tenant: key.tenant,
-    } as never) as unknown as PushConfigLike;
+    } as never);
+    return markPushConfigVersion(config, ctx.a2aDialect) as unknown as PushConfigLike;
   }
 
   /** Runs the executor; when it returns without an end, the task is COMPLETED; when it throws, FAILED. */
@@ -1464,9 +1486,9 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const key = keyOf(ctx, req.taskId);
       if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
       await sender.check(req.url);
-      const config = pushConfigOf(req, key);
+      const config = pushConfigOf(req, key, ctx);
       await putPushConfig(key, config);
-      return config;
+      return withoutPushConfigMark(config);
     },
 
     async getTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
@@ -1474,7 +1496,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const key = await existing(ctx, req.taskId);
       const config = await store.pushConfigs.get(key, req.id);
       if (!config) throw A2AErrors.taskNotFound(req.taskId, `push notification config ${req.id} of task ${req.taskId} not found`);
-      return config;
+      return withoutPushConfigMark(config);
     },
 
     async listTaskPushNotificationConfigs(req: AnyRequest, ctx: HandlerContext) {
@@ -1485,7 +1507,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       if (pageSize < 0) throw A2AErrors.invalidParams(`pageSize must not be negative, got ${pageSize}`);
       const start = req.pageToken ? all.findIndex((c) => c.id === decodeConfigToken(req.pageToken)) + 1 : 0;
       if (start === 0 && req.pageToken) throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(req.pageToken)}`);
-      const configs = all.slice(start, start + pageSize);
+      const configs = all.slice(start, start + pageSize).map(withoutPushConfigMark);
       const last = configs[configs.length - 1];
       return { configs, nextPageToken: last && start + configs.length < all.length ? encodeConfigToken(last.id) : "" };
     },
@@ -1614,7 +1636,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (e instanceof StaleVersionError) continue;
         throw e;
       }
-      await locked(topic, async () => published(t.key, topic, t.version + 1, next.event));
+      await locked(topic, async () => published(t.key, topic, t.version + 1, next.event, next.task));
     }
   }
 
@@ -1647,7 +1669,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     every(Math.max(10, Math.floor(shared.leaseMs / 3)), renewLeases);
     every(Math.max(10, Math.floor(shared.leaseMs / 2)), sweepExpired);
     // Without a sender this instance sends nothing; instances with one send the shared outbox.
-    if (schemas.pushConfig && pushSender) outbox = startOutboxWorker(shared.outbox, pushSender, { event: schemas.stream, onError });
+    if (schemas.pushConfig && pushSender) outbox = startOutboxWorker(shared.outbox, pushSender, { body: outboxBody, onError });
   }
 
   // Only the rpcs the user's service has: an older a2a.proto without some rpc still binds.

@@ -7,13 +7,15 @@
  * out only the oldest delivery of each config, and not again while it is
  * claimed).
  */
-import { toJsonString, type DescMessage } from "@bufbuild/protobuf";
 import { givenUp, type PushSender } from "./push-sender.js";
 import type { OutboxItem, PushOutbox } from "./store.js";
 
 export interface OutboxWorkerOptions {
-  /** lf.a2a.v1.StreamResponse: what a notification's body is. */
-  readonly event: DescMessage;
+  /**
+   * A delivery's body as JSON text (the engine's: the event, or the task for
+   * a v0.3 config); undefined when there is nothing left to send (the task is gone).
+   */
+  readonly body: (item: OutboxItem) => string | undefined | Promise<string | undefined>;
   /** How often to look for due deliveries when nothing woke the worker (retries come due this way). Default 1 000 ms. */
   readonly pollMs?: number;
   /** Deliveries claimed at once. Default 32. */
@@ -42,7 +44,9 @@ export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, option
   async function deliver(item: OutboxItem): Promise<void> {
     const c = item.config;
     const target = { configId: c.id, url: c.url, token: c.token, authentication: c.authentication };
-    const outcome = await sender.attempt(target, toJsonString(options.event, item.event as never));
+    const body = await options.body(item);
+    if (body === undefined) return outbox.done(item.id);
+    const outcome = await sender.attempt(target, body);
     if (closed && !outcome.ok) return; // the claim lapses; another instance (or the next start) sends it
     const attempts = item.attempts + 1;
     if (outcome.ok) return outbox.done(item.id);

@@ -12,32 +12,12 @@ import type { Message as ProtoMessage } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "../route-binding.js";
 
-/** lf.a2a.v1.TaskState numbers (fixed by the proto; an additive change cannot renumber them). */
-export const TaskState = {
-  UNSPECIFIED: 0,
-  SUBMITTED: 1,
-  WORKING: 2,
-  COMPLETED: 3,
-  FAILED: 4,
-  CANCELED: 5,
-  INPUT_REQUIRED: 6,
-  REJECTED: 7,
-  AUTH_REQUIRED: 8,
-} as const;
-export type TaskState = (typeof TaskState)[keyof typeof TaskState];
+import type { TaskState } from "../a2a.js";
+
+export { TaskState, isTerminal, isInterrupted } from "../a2a.js";
 
 /** lf.a2a.v1.Role.ROLE_AGENT. */
 export const ROLE_AGENT = 2;
-
-/** COMPLETED, FAILED, CANCELED, REJECTED: nothing follows. */
-export function isTerminal(state: number): boolean {
-  return state === TaskState.COMPLETED || state === TaskState.FAILED || state === TaskState.CANCELED || state === TaskState.REJECTED;
-}
-
-/** INPUT_REQUIRED, AUTH_REQUIRED: the task waits for the client. */
-export function isInterrupted(state: number): boolean {
-  return state === TaskState.INPUT_REQUIRED || state === TaskState.AUTH_REQUIRED;
-}
 
 export interface PartLike {
   readonly content: { readonly case: string | undefined; readonly value?: unknown };

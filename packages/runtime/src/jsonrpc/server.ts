@@ -39,7 +39,7 @@ import {
   type UniversalServerRequest,
   type UniversalServerResponse,
 } from "../server/request.js";
-import { DEFAULT_KEEP_ALIVE_MS, SSE_HEADERS, startSseStream, type SseStream } from "../server/sse.js";
+import { DEFAULT_KEEP_ALIVE_MS, SSE_HEADERS, SseStream, startSseStream } from "../server/sse.js";
 import { checkDecodedTenant, checkPathBound, checkPathValue, jsonTenant, pathBoundFields, tenantFieldOf } from "../tenant.js";
 import { createHostCheck } from "../server/hosts.js";
 import { stallTimeoutOf } from "../server/stall.js";
@@ -431,15 +431,17 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     if (typeof o["method"] !== "string") {
       return answerError(rid, { code: JsonRpcCode.INVALID_REQUEST, message: "the method must be a string" });
     }
-    // The version first: a v1.0 method without A2A-Version is refused as such, a v0.3 one served.
+    // The version first (§3.6.2): a v1.0 method without A2A-Version is refused as such, a v0.3 one
+    // served; a name of neither is not found when v0.3 is served, and a version not served at all is refused.
     const spoken = version.dialect ? dialectMethods.get(o["method"]) : undefined;
     const tr = spoken?.tr;
-    const method = spoken?.method ?? (version.error ? undefined : methods.get(o["method"]));
+    const own = spoken === undefined ? methods.get(o["method"]) : undefined;
+    const method = spoken?.method ?? own;
     const answer = (r: JsonRpcResponse, headers?: Headers): Outcome =>
       notification ? { kind: "none" } : { kind: "response", response: r, headers };
     const fail = (e: unknown, rpc: string | undefined, headers?: Headers): Outcome =>
       answer({ jsonrpc: "2.0", id: rid, error: errorObject(e, rpc) }, headers);
-    if (method === undefined && version.error) return fail(version.error, undefined);
+    if (spoken === undefined && version.error && (own !== undefined || !version.dialect)) return fail(version.error, own?.rpc);
     if (method === undefined) {
       return answer({
         jsonrpc: "2.0",
@@ -485,6 +487,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       const raw = method.tenantField ? jsonTenant(params) : undefined;
       if (raw) checkPathValue("tenant", raw);
       ctx = new ServerContext(method.rpc, raw || undefined, req, extensions, method.streaming ? undefined : deadline?.signal);
+      if (tr) ctx.a2aDialect = dialect!.version;
       if (early?.extra) Object.assign(ctx, early.extra);
     } catch (e) {
       return fail(e, method.rpc);
@@ -566,7 +569,10 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
         keepAliveMs,
       );
     } catch (e) {
-      return { kind: "response", response: { jsonrpc: "2.0", id, error: errorObject(e, method.rpc) }, headers: ctx.touchedHeaders() };
+      const error = errorObject(e, method.rpc);
+      // A dialect's clients read a stream's answer as a stream, its first error too (v0.3's SDKs refuse another media type).
+      if (tr) return { kind: "stream", id, stream: SseStream.of(event({ jsonrpc: "2.0", id, error })), headers: ctx.touchedHeaders() };
+      return { kind: "response", response: { jsonrpc: "2.0", id, error }, headers: ctx.touchedHeaders() };
     }
     return { kind: "stream", id, stream, headers: ctx.touchedHeaders() };
   }

@@ -8,7 +8,9 @@
  */
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { RpcError } from "../errors.js";
+import { a2aVersionMatcher, requestedA2AVersion } from "../a2a.js";
 import { withV03CardFields } from "../a2a-v03/card.js";
+import { A2A_V03 } from "../a2a-v03/common.js";
 import { allowedHostsCheck, type AllowedHosts } from "./hosts.js";
 
 /**
@@ -27,12 +29,16 @@ export interface AgentCardOptions {
   /** The `max-age` of `Cache-Control: public, max-age=<n>`, in seconds. Default 300. */
   readonly maxAge?: number;
   /**
-   * Adds the fields A2A v0.3 clients read to a v1.0 card (`protocolVersion`,
-   * `url`, `preferredTransport`, `additionalInterfaces`, v0.3 entries in
-   * `supportedInterfaces`), derived from its JSON-RPC and HTTP+JSON
-   * interfaces, so that one card serves both versions (docs/a2a.md, "v0.3
-   * clients"). A card that has a `protocolVersion` is served as it is.
-   * Default true; false when the agent is made with `a2aV03: false`.
+   * The card of a request that speaks A2A v0.3 (no `A2A-Version`, as v0.3
+   * clients send it, or `0.3`) gets the fields v0.3 clients read beside the
+   * v1.0 ones (`protocolVersion`, `url`, `preferredTransport`,
+   * `additionalInterfaces`, v0.3 entries in `supportedInterfaces`), derived
+   * from its JSON-RPC and HTTP+JSON interfaces; a request with
+   * `A2A-Version: 1.0` gets the v1.0 card alone (a strict v1.0 reader
+   * refuses fields it does not know). Answers carry `Vary: A2A-Version`.
+   * docs/a2a.md, "v0.3 clients". A card that has a `protocolVersion` is
+   * served as it is. Default true; false when the agent is made with
+   * `a2aV03: false`.
    */
   readonly a2aV03?: boolean;
   /**
@@ -100,16 +106,22 @@ export function agentCardAnswer(card: AgentCardSource, options: AgentCardOptions
   const cacheControl = `public, max-age=${maxAge}`;
   const source = typeof card === "function" ? (card as () => JsonValue | object) : undefined;
   const v03 = options.a2aV03 !== false;
-  const fixed = source === undefined ? cardText(card, v03) : undefined;
-  let current: Version | undefined;
-  /** The latest Last-Modified second handed out, so that a new version never looks older than one before it. */
+  const speaksV03 = a2aVersionMatcher([A2A_V03]);
+  const fixed = source === undefined ? cardText(card, false) : undefined;
+  const fixedV03 = source === undefined && v03 ? cardText(card, true) : undefined;
+  const vary = v03 ? "A2A-Version" : undefined;
+  // Each variant's current version; the latest Last-Modified second handed
+  // out (of either), so that a new version never looks older than one before it.
+  const current: [Version | undefined, Version | undefined] = [undefined, undefined];
   let latest = -Infinity;
   return (method, headers) => {
-    const text = fixed ?? cardText(source!(), v03);
-    let v = current;
+    const forV03 = v03 && speaksV03(requestedA2AVersion(headers.get("a2a-version"), ""));
+    const text = (forV03 ? fixedV03 : fixed) ?? cardText(source!(), forV03);
+    const slot = forV03 ? 1 : 0;
+    let v = current[slot];
     if (v === undefined || v.text !== text) {
       const now = Math.floor(Date.now() / 1000);
-      v = current = makeVersion(text, cacheControl, now, now > latest);
+      v = current[slot] = makeVersion(text, cacheControl, now, now > latest, vary);
       if (now > latest) latest = now;
     }
     if (method === "GET" || method === "HEAD") {
@@ -137,11 +149,13 @@ function cardText(card: JsonValue | object, v03: boolean): string {
   return text;
 }
 
-function makeVersion(text: string, cacheControl: string, modified: number, datable: boolean): Version {
+function makeVersion(text: string, cacheControl: string, modified: number, datable: boolean, vary: string | undefined): Version {
   const bytes = new TextEncoder().encode(text);
   const etag = `"${bytes.length.toString(36)}-${fnv1a64(bytes)}"`;
   const lastModified = new Date(modified * 1000).toUTCString();
-  const validators = { "cache-control": cacheControl, etag, "last-modified": lastModified };
+  // RFC 9110 §12.5.5: a cache keeps the variants apart by the header the card varies by.
+  const validators: Record<string, string> = { "cache-control": cacheControl, etag, "last-modified": lastModified };
+  if (vary !== undefined) validators["vary"] = vary;
   const full = Object.freeze({ ...validators, "content-type": "application/json", "content-length": String(bytes.length) });
   return {
     text,

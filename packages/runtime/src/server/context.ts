@@ -40,6 +40,8 @@ export type ContextExtra<Ctx extends HandlerContext> = Omit<Ctx, keyof HandlerCo
 export class ServerContext implements HandlerContext {
   private response: Headers | undefined;
   private combined: AbortSignal | undefined;
+  /** Set by the runtime only, for a request of another version's dialect (see HandlerContext). */
+  a2aDialect: string | undefined = undefined;
 
   constructor(
     readonly rpc: string,

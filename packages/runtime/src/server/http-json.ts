@@ -294,6 +294,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
           : undefined;
       const extensions = a2a ? req.header("a2a-extensions") : undefined;
       ctx = new ServerContext(route.rpc, tenant, req, extensions ? parseA2AExtensions(extensions) : NO_EXTENSIONS, deadline);
+      if (dialect) ctx.a2aDialect = v03!.dialect.version;
       const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler, dialect };
       if (contextFactory) {
         let extra: unknown;

@@ -93,6 +93,17 @@ export class SseStream {
     this.finished = first === undefined;
   }
 
+  /** A stream of one chunk of text (an error event, say), then its end. */
+  static of(chunk: string): SseStream {
+    const none: AsyncIterator<unknown> = { next: async () => ({ done: true, value: undefined }) };
+    return new SseStream(
+      none,
+      chunk,
+      () => "",
+      () => "",
+    );
+  }
+
   /** The next chunk, or `undefined` when the stream has ended. */
   async next(): Promise<string | undefined> {
     if (this.pending !== undefined) {
