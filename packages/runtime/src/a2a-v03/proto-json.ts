@@ -214,3 +214,102 @@ export function emptyOut(): Out {
 
 /** AgentCard: the same card as at the well-known path. */
 export const cardOut: (r: JsonValue) => JsonValue = withV03CardFields;
+
+// ---- the client's side: v1.0 requests out as v0.3 bodies, v0.3 answers in -
+
+/** SendMessageRequest's ProtoJSON as v0.3's (`blocking` said either way: ProtoJSON would drop a false one). */
+export function sendRequestOut(r: JsonValue): Out {
+  const o = r as Out;
+  const out: Out = { message: messageOut((o["message"] ?? {}) as Out) };
+  const c = (o["configuration"] ?? {}) as Out;
+  const config: Out = copyPresent(c, {}, ["acceptedOutputModes", "historyLength"]);
+  const push = c["taskPushNotificationConfig"] as Out | undefined;
+  if (push) config["pushNotification"] = pushConfigOut(push)["pushNotificationConfig"]!;
+  config["blocking"] = c["returnImmediately"] !== true;
+  out["configuration"] = config;
+  return copyPresent(o, out, ["metadata"]);
+}
+
+/** A v0.3 Task (untrusted: another agent's answer) as v1.0's. */
+export function taskIn(v: unknown, path = "body"): JsonObject {
+  const t = objectAt(v, path);
+  const out: JsonObject = copyFields(t, {}, ["id", "contextId", "metadata"]);
+  out["status"] = statusIn(field(t, "status") ?? {}, `${path}.status`);
+  const artifacts = arrayAt(field(t, "artifacts"), `${path}.artifacts`);
+  if (artifacts.length > 0) out["artifacts"] = artifacts.map((a, i) => artifactIn(a, `${path}.artifacts[${i}]`));
+  const history = arrayAt(field(t, "history"), `${path}.history`);
+  if (history.length > 0) out["history"] = history.map((m, i) => messageIn(m, `${path}.history[${i}]`));
+  return out;
+}
+
+function statusIn(v: unknown, path: string): JsonObject {
+  const s = objectAt(v, path);
+  const state = field(s, "state");
+  const out: JsonObject = { state: state === V03_CANCELLED ? V1_CANCELED : (state ?? "TASK_STATE_UNSPECIFIED") };
+  const message = field(s, "message") ?? field(s, "update");
+  if (message !== undefined && message !== null) out["message"] = messageIn(message, `${path}.message`);
+  return copyFields(s, out, ["timestamp"]);
+}
+
+function artifactIn(v: unknown, path: string): JsonObject {
+  const a = objectAt(v, path);
+  const out: JsonObject = copyFields(a, {}, ["artifactId", "name", "description", "metadata", "extensions"]);
+  out["parts"] = arrayAt(field(a, "parts"), `${path}.parts`).map((p, i) => partIn(p, `${path}.parts[${i}]`));
+  return out;
+}
+
+/** SendMessageResponse. */
+export function sendResponseIn(v: unknown): JsonObject {
+  const r = objectAt(v, "body");
+  const message = field(r, "message") ?? field(r, "msg");
+  return message !== undefined && message !== null
+    ? { message: messageIn(message, "body.message") }
+    : { task: taskIn(field(r, "task") ?? {}, "body.task") };
+}
+
+/** StreamResponse; a bare Task (some v0.3 servers send the object without its wrapper) is taken as one. */
+export function streamResponseIn(v: unknown): JsonObject {
+  const r = objectAt(v, "event");
+  const message = field(r, "message") ?? field(r, "msg");
+  if (message !== undefined && message !== null) return { message: messageIn(message, "event.message") };
+  const status = field(r, "statusUpdate");
+  if (status !== undefined && status !== null) {
+    const u = objectAt(status, "event.statusUpdate");
+    return {
+      statusUpdate: copyFields(u, { status: statusIn(field(u, "status") ?? {}, "event.statusUpdate.status") }, [
+        "taskId",
+        "contextId",
+        "metadata",
+      ]),
+    };
+  }
+  const artifact = field(r, "artifactUpdate");
+  if (artifact !== undefined && artifact !== null) {
+    const u = objectAt(artifact, "event.artifactUpdate");
+    return {
+      artifactUpdate: copyFields(u, { artifact: artifactIn(field(u, "artifact") ?? {}, "event.artifactUpdate.artifact") }, [
+        "taskId",
+        "contextId",
+        "append",
+        "lastChunk",
+        "metadata",
+      ]),
+    };
+  }
+  return { task: taskIn(field(r, "task") ?? r, "event.task") };
+}
+
+/** A v0.3 TaskPushNotificationConfig (`{name: "tasks/{task}/pushNotificationConfigs/{id}", pushNotificationConfig}`) as v1.0's. */
+export function pushConfigIn03(v: unknown): JsonObject {
+  const c = objectAt(v, "body");
+  const name = field(c, "name");
+  const taskId = typeof name === "string" ? /^tasks\/([^/]+)\//.exec(name)?.[1] : undefined;
+  return pushConfigIn(field(c, "pushNotificationConfig") ?? {}, taskId, "body.pushNotificationConfig");
+}
+
+/** ListTaskPushNotificationConfigResponse. */
+export function pushConfigListIn(v: unknown): JsonObject {
+  const r = objectAt(v, "body");
+  const out: JsonObject = { configs: arrayAt(field(r, "configs"), "body.configs").map(pushConfigIn03) };
+  return copyFields(r, out, ["nextPageToken"]);
+}

@@ -12,6 +12,7 @@ import {
   objectAt,
   optionalObjectAt,
   optionalStringAt,
+  stateFromV03,
   stateToV03,
   type JsonObject,
 } from "./common.js";
@@ -240,4 +241,93 @@ export function pushConfigOut(c: JsonValue): Out {
 export function pushConfigListOut(r: JsonValue): JsonValue[] {
   const configs = (r as Out)["configs"];
   return Array.isArray(configs) ? configs.map(pushConfigOut) : [];
+}
+
+// ---- the client's side: v1.0 requests out as v0.3 params, v0.3 results in -
+
+/** SendMessageRequest's ProtoJSON as `message/send` params (MessageSendParams). */
+export function sendParamsOut(r: Out): Out {
+  const out: Out = { message: messageOut((r["message"] ?? {}) as Out) };
+  const c = r["configuration"] as Out | undefined;
+  if (c) {
+    const config: Out = copyPresent(c, {}, ["acceptedOutputModes", "historyLength"]);
+    const push = c["taskPushNotificationConfig"] as Out | undefined;
+    if (push) config["pushNotificationConfig"] = pushConfigOut(push)["pushNotificationConfig"]!;
+    config["blocking"] = c["returnImmediately"] !== true;
+    out["configuration"] = config;
+  }
+  return copyPresent(r, out, ["metadata"]);
+}
+
+/** `{taskId, id}` of v1.0's get/delete config requests as v0.3's `{id, pushNotificationConfigId}`. */
+export function pushConfigIdOut(r: Out): Out {
+  const out: Out = { id: r["taskId"] ?? "" };
+  if (r["id"]) out["pushNotificationConfigId"] = r["id"];
+  return out;
+}
+
+/** A v0.3 Task (untrusted: another agent's answer) as v1.0's ProtoJSON. */
+export function taskIn(v: unknown, path = "result"): JsonObject {
+  const t = objectAt(v, path);
+  const out: JsonObject = copyPresent(t, {}, ["id", "contextId", "metadata"]);
+  out["status"] = statusIn(t["status"], `${path}.status`);
+  const artifacts = arrayAt(t["artifacts"], `${path}.artifacts`);
+  if (artifacts.length > 0) out["artifacts"] = artifacts.map((a, i) => artifactIn(a, `${path}.artifacts[${i}]`));
+  const history = arrayAt(t["history"], `${path}.history`);
+  if (history.length > 0) out["history"] = history.map((m, i) => messageIn(m, `${path}.history[${i}]`));
+  return out;
+}
+
+function statusIn(v: unknown, path: string): JsonObject {
+  const s = objectAt(v ?? {}, path);
+  const out: JsonObject = { state: s["state"] === undefined ? "TASK_STATE_UNSPECIFIED" : stateFromV03(s["state"], `${path}.state`) };
+  if (s["message"] !== undefined && s["message"] !== null) out["message"] = messageIn(s["message"], `${path}.message`);
+  return copyPresent(s, out, ["timestamp"]);
+}
+
+function artifactIn(v: unknown, path: string): JsonObject {
+  const a = objectAt(v, path);
+  const out: JsonObject = copyPresent(a, {}, ["artifactId", "name", "description", "metadata", "extensions"]);
+  out["parts"] = arrayAt(a["parts"], `${path}.parts`).map((p, i) => partIn(p, `${path}.parts[${i}]`));
+  return out;
+}
+
+/** `message/send`'s result (a Task or a Message, by `kind`) as SendMessageResponse. */
+export function sendResultIn(v: unknown): JsonObject {
+  const r = objectAt(v, "result");
+  return r["kind"] === "message" ? { message: messageIn(r, "result") } : { task: taskIn(r) };
+}
+
+/** One `message/stream` / `tasks/resubscribe` result as a StreamResponse (`final` is what the state says already). */
+export function streamEventIn(v: unknown): JsonObject {
+  const r = objectAt(v, "result");
+  switch (r["kind"]) {
+    case "message":
+      return { message: messageIn(r, "result") };
+    case "status-update":
+      return { statusUpdate: copyPresent(r, { status: statusIn(r["status"], "result.status") }, ["taskId", "contextId", "metadata"]) };
+    case "artifact-update":
+      return {
+        artifactUpdate: copyPresent(r, { artifact: artifactIn(r["artifact"], "result.artifact") }, [
+          "taskId",
+          "contextId",
+          "append",
+          "lastChunk",
+          "metadata",
+        ]),
+      };
+    default:
+      return { task: taskIn(r) };
+  }
+}
+
+/** A v0.3 TaskPushNotificationConfig result as v1.0's. */
+export function pushConfigResultIn(v: unknown): JsonObject {
+  const r = objectAt(v, "result");
+  return pushConfigIn(r["pushNotificationConfig"] ?? {}, r["taskId"], "result.pushNotificationConfig");
+}
+
+/** `tasks/pushNotificationConfig/list`'s result (an array) as ListTaskPushNotificationConfigsResponse. */
+export function pushConfigListIn(v: unknown): JsonObject {
+  return { configs: arrayAt(v, "result").map(pushConfigResultIn) };
 }

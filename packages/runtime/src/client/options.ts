@@ -74,6 +74,14 @@ export interface ClientOptions {
    */
   readonly transport?: "http+json" | "jsonrpc" | undefined;
   /**
+   * A2A profile, lf.a2a.v1.A2AService: the protocol version of the agent.
+   * Default: the generated code's (1.0). `"0.3"` speaks A2A v0.3 to an agent
+   * that knows only that version, over its JSON-RPC or HTTP+JSON binding
+   * (`transport`), behind the same typed v1.0 API (docs/a2a.md, "v0.3
+   * clients"); {@link pickTransport} sets it from a v0.3 card.
+   */
+  readonly a2aVersion?: string | undefined;
+  /**
    * How request and response JSON is written and read. `generated` (default):
    * the codecs of the route table (plugin option `json_codec`), giving exactly
    * what protobuf-es gives; `protobuf-es`: its reflective toJson/fromJson on

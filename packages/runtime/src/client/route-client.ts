@@ -1,4 +1,5 @@
-import { createJsonRpcClient } from "../jsonrpc/client.js";
+import { A2A_V03_CLIENT_VERSION, A2A_V03_JSONRPC_CLIENT, a2aV03RestWire, clientSpeaksV03 } from "../a2a-v03/client.js";
+import { createJsonRpcClient, jsonRpcWire } from "../jsonrpc/client.js";
 import type { RouteBinding } from "../route-binding.js";
 import { httpJsonWire } from "./http-json-wire.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
@@ -20,6 +21,15 @@ import { createWireClient } from "./wire-client.js";
  * - a stream event over `maxEventSize`, a unary body over `maxResponseSize`: RESOURCE_EXHAUSTED.
  */
 export function createRouteClient<T>(routes: readonly RouteBinding[], options: ClientOptions, profile: ClientProfile = {}): T {
+  // An agent that speaks only A2A v0.3 (a2a-v03/client.ts): the same API, v0.3 on the wire.
+  if (clientSpeaksV03(options)) {
+    if (profile.profile !== "a2a" || routes[0]?.descriptor.parent.typeName !== "lf.a2a.v1.A2AService") {
+      throw new TypeError(`a2aVersion ${options.a2aVersion}: only a client of A2A v1.0's lf.a2a.v1.A2AService speaks another version`);
+    }
+    const v03 = { ...profile, a2aVersion: A2A_V03_CLIENT_VERSION };
+    const wire = options.transport === "jsonrpc" ? jsonRpcWire(options, A2A_V03_JSONRPC_CLIENT) : a2aV03RestWire(options);
+    return createWireClient<T>(routes, options, v03, wire);
+  }
   if (options.transport === "jsonrpc") return createJsonRpcClient<T>(routes, options, profile);
   return createWireClient<T>(routes, options, profile, httpJsonWire(options, profile));
 }

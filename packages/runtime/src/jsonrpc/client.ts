@@ -2,7 +2,7 @@
 // methods, streams, errors and signals as HTTP+JSON (the call is the shared
 // one of client/wire-client.ts), every call a POST of
 // {"jsonrpc": "2.0", id, method, params} to one URL.
-import type { JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { JSON_MEDIA_TYPE } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { RouteBinding } from "../route-binding.js";
@@ -24,8 +24,27 @@ export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options:
   return createWireClient<T>(routes, options, profile, jsonRpcWire(options));
 }
 
-/** JSON-RPC on the wire: the method is the proto's rpc name ("SendMessage"), the params the request's ProtoJSON. */
-function jsonRpcWire(options: ClientOptions): ClientWire {
+/** One rpc in another protocol version's JSON-RPC: its method name and its translations. */
+export interface JsonRpcClientMethod {
+  readonly name: string;
+  /** The rpc's request ProtoJSON as the method's params. */
+  readonly params: (request: JsonObject) => JsonValue;
+  /** The method's `result` (untrusted) as the rpc's response ProtoJSON; throws for a wrong shape. */
+  readonly result: (result: unknown) => JsonValue;
+}
+
+/** Another protocol version's JSON-RPC methods for the service's rpcs (A2A v0.3's: a2a-v03/client.ts). */
+export interface JsonRpcClientDialect {
+  /** The method of an rpc (proto name); throws an RpcError when the version has none. */
+  method(rpc: string): JsonRpcClientMethod;
+}
+
+/**
+ * JSON-RPC on the wire: the method is the proto's rpc name ("SendMessage"),
+ * the params the request's ProtoJSON; with a dialect, its method and
+ * translations instead.
+ */
+export function jsonRpcWire(options: ClientOptions, dialect?: JsonRpcClientDialect): ClientWire {
   const url = options.baseUrl;
   const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
   let nextId = 1;
@@ -37,6 +56,8 @@ function jsonRpcWire(options: ClientOptions): ClientWire {
     rpc(bindings) {
       const binding = bindings[0]!;
       const rpc = binding.rpc;
+      let spoken: JsonRpcClientMethod | undefined;
+      const dialectMethod = () => (spoken ??= dialect!.method(binding.descriptor.name));
       const method = binding.descriptor.name;
       /** The message's JSON in one JSON-RPC response (a unary answer or one stream event). */
       const result = (envelope: unknown, text: string, status: number, id: number): JsonValue => {
@@ -51,13 +72,23 @@ function jsonRpcWire(options: ClientOptions): ClientWire {
             httpStatus: status,
           });
         }
+        if (dialect) {
+          try {
+            return dialectMethod().result(envelope["result"]);
+          } catch (cause) {
+            const why = cause instanceof Error ? cause.message : String(cause);
+            throw new RpcError(Code.INTERNAL, `${rpc}: the result is not the version's: ${why}`, [], { httpStatus: status, cause });
+          }
+        }
         // DeleteTaskPushNotificationConfig answers `result: null` on some servers (google.protobuf.Empty).
         return (envelope["result"] ?? {}) as JsonValue;
       };
       const wire: RpcWire<number> = {
         request(params) {
           const id = nextId++;
-          return { binding, method: "POST", url, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }), key: id };
+          const m = dialect ? dialectMethod() : undefined;
+          const body = m ? { jsonrpc: "2.0", id, method: m.name, params: m.params(params) } : { jsonrpc: "2.0", id, method, params };
+          return { binding, method: "POST", url, body: JSON.stringify(body), key: id };
         },
         /** A non-2xx answer: its JSON-RPC error object when it has one, else a google.rpc.Status or the status alone. */
         async answerError(res) {
