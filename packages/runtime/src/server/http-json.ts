@@ -197,23 +197,26 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         const err = routingError(Code.NOT_FOUND, 404, `no route for ${req.method} ${req.rawPath}`, "METHOD_NOT_FOUND");
         return { ...errorResponse(err, undefined), unrouted: true };
       }
-      if ("allow" in match) {
-        const allow = allowHeader(match.allow);
-        if (req.method === "OPTIONS") return { status: 204, headers: { allow }, body: "" };
-        const err = routingError(
-          Code.UNIMPLEMENTED,
-          405,
-          `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${allow}`,
-          "METHOD_NOT_FOUND",
-        );
-        const res = errorResponse(err, undefined);
-        return { ...res, headers: { ...res.headers, allow } };
-      }
+      if ("allow" in match) return notAllowed(req, match.allow);
       route = table[match.index]!;
       return withinDeadline(route, match, req, head, undefined);
     } catch (e) {
       return errorResponse(e, route?.rpc);
     }
+  }
+
+  /** A path served with other methods: OPTIONS names them (204), any other method is a 405 with Allow. */
+  function notAllowed(req: UniversalServerRequest, methods: readonly string[]): UniversalServerResponse {
+    const allow = allowHeader(methods);
+    if (req.method === "OPTIONS") return { status: 204, headers: { allow }, body: "" };
+    const err = routingError(
+      Code.UNIMPLEMENTED,
+      405,
+      `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${allow}`,
+      "METHOD_NOT_FOUND",
+    );
+    const res = errorResponse(err, undefined);
+    return { ...res, headers: { ...res.headers, allow } };
   }
 
   /** The call, under the unary deadline unless the rpc streams. */
@@ -248,16 +251,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       res.status >= 400 && typeof res.body === "string" && res.body !== "" ? { ...res, body: d.dialect.errorBody(res.body) } : res;
     let answer: Answer;
     if ("allow" in match) {
-      const allow = allowHeader(match.allow);
-      if (req.method === "OPTIONS") return { status: 204, headers: { allow }, body: "" };
-      const err = routingError(
-        Code.UNIMPLEMENTED,
-        405,
-        `method ${req.method} is not allowed on ${req.rawPath}; allowed: ${allow}`,
-        "METHOD_NOT_FOUND",
-      );
-      const res = errorResponse(err, undefined);
-      answer = { ...res, headers: { ...res.headers, allow } };
+      answer = notAllowed(req, match.allow);
     } else {
       const r = d.bindings[match.index]! as RouteBinding & { readonly dialect: HttpDialectRoute };
       answer = withinDeadline(r, match, req, false, r.dialect);
