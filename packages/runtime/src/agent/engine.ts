@@ -21,19 +21,12 @@ import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
 import { everyField, makesSame } from "./literal-check.js";
+import { decodeConfigToken, decodePageToken, encodeConfigToken, encodePageToken } from "./page-tokens.js";
 import { TaskStream, type Follow } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import type { PushSender } from "./push-sender.js";
-import {
-  StaleVersionError,
-  StoreFullError,
-  type AgentStore,
-  type OutboxItem,
-  type PagePosition,
-  type PushConfigLike,
-  type TaskKey,
-} from "./store.js";
+import { StaleVersionError, StoreFullError, type AgentStore, type OutboxItem, type PushConfigLike, type TaskKey } from "./store.js";
 import {
   ROLE_AGENT,
   TaskState,
@@ -1761,44 +1754,4 @@ function baseType(mediaType: string): string {
 
 function stateName(state: number): string {
   return (Object.keys(TaskState) as (keyof typeof TaskState)[]).find((k) => TaskState[k] === state) ?? String(state);
-}
-
-// Page tokens are opaque to clients: base64url of where the page ended, with a version tag.
-function encodePageToken(p: PagePosition): string {
-  return base64url(JSON.stringify(["t1", p.updatedAt, p.id]));
-}
-
-function decodePageToken(token: string): PagePosition {
-  try {
-    const [tag, updatedAt, id] = JSON.parse(fromBase64url(token)) as unknown[];
-    if (tag === "t1" && typeof updatedAt === "number" && Number.isFinite(updatedAt) && typeof id === "string") return { updatedAt, id };
-  } catch {
-    // Not ours: answered below.
-  }
-  throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(token.slice(0, 100))}`);
-}
-
-function encodeConfigToken(id: string): string {
-  return base64url(JSON.stringify(["c1", id]));
-}
-
-function decodeConfigToken(token: string): string {
-  try {
-    const [tag, id] = JSON.parse(fromBase64url(token)) as unknown[];
-    if (tag === "c1" && typeof id === "string") return id;
-  } catch {
-    // Not ours: answered below.
-  }
-  throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(token.slice(0, 100))}`);
-}
-
-function base64url(text: string): string {
-  let binary = "";
-  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64url(token: string): string {
-  const binary = atob(token.replace(/-/g, "+").replace(/_/g, "/"));
-  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
 }
