@@ -3,7 +3,9 @@
  * object: HTTP+JSON at `/` and JSON-RPC at `/jsonrpc` on the framework's port,
  * gRPC (with gRPC-Web and Connect) on its own HTTP/2 port through connect-es,
  * since Express, Fastify and Hono here speak HTTP/1.1 and plain-text HTTP/2
- * cannot share a port with it. The card at /.well-known/agent-card.json lists
+ * cannot share a port with it. The gRPC port serves A2A v1.0's
+ * `lf.a2a.v1.A2AService` and, for v0.3 clients, v0.3's `a2a.v1.A2AService` on
+ * the same handlers. The card at /.well-known/agent-card.json lists
  * the three interfaces, HTTP+JSON first.
  *
  *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate]
@@ -18,8 +20,9 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { grpcServerOptions, withAllowedHosts, withRequestBounds, type GrpcServerLimits } from "a2a-http/connect";
+import { a2aV03GrpcHandlers, grpcServerOptions, withAllowedHosts, withRequestBounds, type GrpcServerLimits } from "a2a-http/connect";
 import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
@@ -31,6 +34,8 @@ import { createPushSender } from "a2a-http/push";
 import { StoreError, openStore } from "a2a-http/stores";
 import { A2AService, AgentCardSchema } from "../gen/a2a_pb.js";
 import { a2aServiceConnect } from "../gen/a2a_http_connect.js";
+import { A2AService as A2AServiceV03 } from "../gen/a2a-v0_3_pb.js";
+import { a2aServiceConnect as a2aServiceV03Connect } from "../gen/a2a-v0_3_http_connect.js";
 import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_express.js";
 import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../gen/a2a_http_fastify.js";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../gen/a2a_http_hono.js";
@@ -77,9 +82,15 @@ async function startGrpc(
 ) {
   // connect-es's defaults read 4 GiB messages and allow 2^32-1 streams: bounded here (docs/security.md).
   const o = grpcServerOptions(limits);
+  // v0.3's service beside v1.0's, on the same handlers (undefined for an agent with v0.3 off).
+  const v03 = a2aV03GrpcHandlers(handlers, { v1: A2AService, v03: A2AServiceV03 });
+  const routes = (router: ConnectRouter) => {
+    a2aServiceConnect(handlers)(router);
+    if (v03) a2aServiceV03Connect(v03)(router);
+  };
   // The element cap counted on the wire, before connect-es decodes (it has no hook of its own there).
-  const bounded = withRequestBounds(connectNodeAdapter({ routes: a2aServiceConnect(handlers), ...o.adapter }), {
-    services: [A2AService],
+  const bounded = withRequestBounds(connectNodeAdapter({ routes, ...o.adapter }), {
+    services: v03 ? [A2AService, A2AServiceV03] : [A2AService],
     readMaxBytes: o.adapter.readMaxBytes,
   });
   // The Host check of the HTTP port, here too (connect-es answers any Host).
@@ -97,6 +108,8 @@ async function startGrpc(
   });
   return {
     target: `${host}:${(server.address() as AddressInfo).port}`,
+    /** Whether v0.3 clients are served too: the card then lists the port for them. */
+    servesV03: v03 !== undefined,
     close: () =>
       new Promise<void>((ok) => {
         for (const s of sessions) s.destroy();
@@ -129,8 +142,9 @@ export async function startExampleAgent(options: {
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
   const serverOptions = options.allowedHosts ? { allowedHosts: options.allowedHosts } : {};
-  // The card and the docs pages answer the same Host values as the services.
-  const cardOptions = serverOptions;
+  // The card and the docs pages answer the same Host values as the services; the
+  // card lists the gRPC port to v0.3 clients when it serves them (known once it listens).
+  const cardOptions = () => ({ ...serverOptions, ...(grpc?.servesV03 ? { a2aV03Grpc: true } : {}) });
   const wrongHost = allowedHostsCheck(options.allowedHosts);
   const log = options.log ?? (() => {});
   let url = "";
@@ -186,7 +200,7 @@ export async function startExampleAgent(options: {
     switch (options.framework) {
       case "express": {
         const app = express();
-        const serveCard = agentCardExpress(card, cardOptions);
+        const serveCard = agentCardExpress(card, cardOptions());
         for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         app.use((req, res, next) => {
           const a = req.method === "GET" ? docsAnswer(req.path, url) : undefined;
@@ -215,7 +229,7 @@ export async function startExampleAgent(options: {
         const app = Fastify(
           fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }),
         );
-        const serveCard = agentCardFastify(card, cardOptions);
+        const serveCard = agentCardFastify(card, cardOptions());
         for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, async (req, reply) => {
@@ -232,7 +246,7 @@ export async function startExampleAgent(options: {
       }
       case "hono": {
         const app = new Hono();
-        const serveCard = agentCardHono(card, cardOptions);
+        const serveCard = agentCardHono(card, cardOptions());
         for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
           app.get(path, (c) => {
@@ -418,7 +432,7 @@ async function main(): Promise<void> {
   }
   console.log(`generated code: ${new URL("../gen/", import.meta.url).pathname}`);
   console.log(`${kind} agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
-  if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2) on ${agent.grpcTarget}`);
+  if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2; A2A v1.0 and v0.3) on ${agent.grpcTarget}`);
   console.log(`agent card: ${agent.url}${cardPath}`);
   console.log(`store: ${agent.store}`);
   console.log(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);

@@ -206,6 +206,9 @@ export type { GrpcServerLimits, GrpcServerOptions } from "./server-limits.js";
 export { withAllowedHosts } from "./hosts.js";
 export { withRequestBounds } from "./node-bounds.js";
 export type { RequestBoundsOptions } from "./node-bounds.js";
+/** A2A v0.3's gRPC service (`a2a.v1.A2AService`) on the v1.0 handlers, beside v1.0's on the same port (docs/a2a.md, "v0.3 clients"). */
+export { a2aV03GrpcHandlers } from "../a2a-v03/grpc.js";
+export type { A2AV03GrpcServices, GrpcHandlersOf } from "../a2a-v03/grpc.js";
 
 /** google.rpc's detail messages, for reading status details with connect-es (`error.findDetails(ErrorInfoSchema)`). */
 export { ErrorInfoSchema, BadRequestSchema, file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";

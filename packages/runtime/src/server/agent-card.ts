@@ -9,7 +9,7 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { RpcError } from "../errors.js";
 import { a2aVersionMatcher, requestedA2AVersion } from "../a2a.js";
-import { withV03CardFields } from "../a2a-v03/card.js";
+import { withV03CardFields, type V03CardOptions } from "../a2a-v03/card.js";
 import { A2A_V03 } from "../a2a-v03/common.js";
 import { allowedHostsCheck, type AllowedHosts } from "./hosts.js";
 
@@ -41,6 +41,15 @@ export interface AgentCardOptions {
    * `a2aV03: false`.
    */
   readonly a2aV03?: boolean;
+  /**
+   * The agent's gRPC interfaces serve v0.3's `a2a.v1.A2AService` too
+   * (`a2aV03GrpcHandlers` of `a2a-http/connect`): the v0.3 card lists them
+   * beside JSON-RPC and HTTP+JSON, each as `http://host:port` (a bare
+   * `host:port` of the v1.0 card taken as plaintext), never as
+   * `preferredTransport`. Default false: gRPC is then offered to v1.0
+   * clients only.
+   */
+  readonly a2aV03Grpc?: boolean;
   /**
    * The framework handlers only: the Host values the card is served for,
    * against DNS rebinding, as the service adapters' option of that name;
@@ -107,8 +116,9 @@ export function agentCardAnswer(card: AgentCardSource, options: AgentCardOptions
   const source = typeof card === "function" ? (card as () => JsonValue | object) : undefined;
   const v03 = options.a2aV03 !== false;
   const speaksV03 = a2aVersionMatcher([A2A_V03]);
-  const fixed = source === undefined ? cardText(card, false) : undefined;
-  const fixedV03 = source === undefined && v03 ? cardText(card, true) : undefined;
+  const v03Card: V03CardOptions = { grpc: options.a2aV03Grpc === true };
+  const fixed = source === undefined ? cardText(card, undefined) : undefined;
+  const fixedV03 = source === undefined && v03 ? cardText(card, v03Card) : undefined;
   const vary = v03 ? "A2A-Version" : undefined;
   // Each variant's current version; the latest Last-Modified second handed
   // out (of either), so that a new version never looks older than one before it.
@@ -116,7 +126,7 @@ export function agentCardAnswer(card: AgentCardSource, options: AgentCardOptions
   let latest = -Infinity;
   return (method, headers) => {
     const forV03 = v03 && speaksV03(requestedA2AVersion(headers.get("a2a-version"), ""));
-    const text = (forV03 ? fixedV03 : fixed) ?? cardText(source!(), forV03);
+    const text = (forV03 ? fixedV03 : fixed) ?? cardText(source!(), forV03 ? v03Card : undefined);
     const slot = forV03 ? 1 : 0;
     let v = current[slot];
     if (v === undefined || v.text !== text) {
@@ -132,19 +142,20 @@ export function agentCardAnswer(card: AgentCardSource, options: AgentCardOptions
   };
 }
 
-function cardText(card: JsonValue | object, v03: boolean): string {
+/** The card's JSON text; with `v03`, v0.3's fields added as those options say. */
+function cardText(card: JsonValue | object, v03: V03CardOptions | undefined): string {
   if (typeof card === "string") {
-    if (!v03) return card;
+    if (v03 === undefined) return card;
     let parsed: JsonValue;
     try {
       parsed = JSON.parse(card) as JsonValue;
     } catch {
       return card;
     }
-    const withV03 = withV03CardFields(parsed);
+    const withV03 = withV03CardFields(parsed, v03);
     return withV03 === parsed ? card : JSON.stringify(withV03);
   }
-  const text = JSON.stringify(v03 ? withV03CardFields(card as JsonValue) : card) as string | undefined;
+  const text = JSON.stringify(v03 ? withV03CardFields(card as JsonValue, v03) : card) as string | undefined;
   if (text === undefined) throw new TypeError("the agent card is not JSON: JSON.stringify gave nothing");
   return text;
 }
