@@ -1,7 +1,15 @@
 // The v0.3 <-> v1.0 translations one value at a time: parts of every kind,
 // push configs with their authentication, the states, `final`, and the card.
 import { describe, expect, it } from "vitest";
-import { messageIn, pushConfigOut, sendParamsIn, streamEventOut, taskOut } from "../../../packages/runtime/src/a2a-v03/spec-json.js";
+import {
+  messageIn,
+  pushConfigIdIn,
+  pushConfigOut,
+  sendParamsIn,
+  setPushConfigIn,
+  streamEventOut,
+  taskOut,
+} from "../../../packages/runtime/src/a2a-v03/spec-json.js";
 import {
   sendRequestIn,
   streamResponseOut,
@@ -94,6 +102,16 @@ describe("v0.3 JSON-RPC JSON", () => {
       taskId: "t",
       pushNotificationConfig: { id: "p", url: "u", authentication: { schemes: ["Bearer"] } },
     });
+  });
+
+  it("names a config without an id after its task, which is what a get without pushNotificationConfigId finds", () => {
+    expect(setPushConfigIn({ taskId: "t", pushNotificationConfig: { url: "https://h.test/" } })).toEqual({
+      url: "https://h.test/",
+      taskId: "t",
+      id: "t",
+    });
+    expect(pushConfigIdIn({ id: "t" })).toEqual({ taskId: "t", id: "t" });
+    expect(pushConfigIdIn({ id: "t", pushNotificationConfigId: "c" })).toEqual({ taskId: "t", id: "c" });
   });
 
   it("maps every state both ways", () => {

@@ -124,10 +124,10 @@ export function setPushConfigIn(v: unknown): JsonObject {
 /** `tasks/pushNotificationConfig/get` and `/delete` params: the config id defaults to the task's (see setPushConfigIn). */
 export function pushConfigIdIn(v: unknown): JsonObject {
   const p = objectAt(v, "params");
-  const out: JsonObject = copyPresent(p, {}, ["id"]);
-  if (out["id"] !== undefined) out["taskId"] = out["id"];
-  delete out["id"];
-  const id = p["pushNotificationConfigId"] ?? p["id"];
+  const taskId = p["id"];
+  const id = p["pushNotificationConfigId"] ?? taskId;
+  const out: JsonObject = {};
+  if (taskId !== undefined && taskId !== null) out["taskId"] = taskId;
   if (id !== undefined && id !== null) out["id"] = id;
   return out;
 }
