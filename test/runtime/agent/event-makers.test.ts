@@ -15,7 +15,7 @@ import {
   ArtifactSchema,
   TaskSchema,
 } from "../../../gen/a2a_pb.js";
-import { eventMakers } from "../../../packages/runtime/src/agent/engine.js";
+import { eventMakers } from "../../../packages/runtime/src/agent/message-makers.js";
 
 const schemas = {
   status: TaskStatusSchema,

@@ -18,7 +18,7 @@ import {
 import { describe, expect, it } from "vitest";
 import * as v03 from "../../../gen/a2a-v0_3_pb.js";
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, TaskStatusSchema, file_a2a } from "../../../gen/a2a_pb.js";
-import { shapeMakers } from "../../../packages/runtime/src/agent/engine.js";
+import { shapeMakers } from "../../../packages/runtime/src/agent/message-makers.js";
 
 const schemas = { task: TaskSchema, message: MessageSchema, artifact: ArtifactSchema, part: PartSchema };
 
