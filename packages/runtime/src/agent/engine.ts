@@ -17,9 +17,11 @@ import { decodeConfigToken, decodePageToken, encodeConfigToken, encodePageToken 
 import { TaskStream, type Follow } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
-import type { PushSender } from "./push-sender.js";
+import { checkExtensions, checkInputModes, requirePush, requireStreaming } from "./capabilities.js";
+import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
 import { schemasOf } from "./schemas.js";
-import { StaleVersionError, StoreFullError, type AgentStore, type OutboxItem, type PushConfigLike, type TaskKey } from "./store.js";
+import { endsStream, endsTask, endsTurn, stateName, stateOfEvent, statusTime } from "./task-state.js";
+import { StaleVersionError, StoreFullError, type OutboxItem, type PushConfigLike, type TaskKey } from "./store.js";
 import {
   ROLE_AGENT,
   TaskState,
@@ -34,85 +36,6 @@ import {
   type TaskLike,
   type TaskUpdater,
 } from "./types.js";
-
-/** The card fields the engine reads (lf.a2a.v1.AgentCard). */
-export interface AgentCardLike extends ProtoMessage {
-  capabilities?:
-    | {
-        streaming?: boolean | undefined;
-        pushNotifications?: boolean | undefined;
-        extendedAgentCard?: boolean | undefined;
-        extensions: { uri: string; required: boolean }[];
-      }
-    | undefined;
-  defaultInputModes: string[];
-  skills: { inputModes: string[] }[];
-}
-
-export interface AgentOptions<T extends AgentTypes = AgentTypes, Card extends AgentCardLike = AgentCardLike> {
-  /**
-   * The public agent card, or a function that gives it (read per request, so
-   * it may name URLs known only once the servers listen). The engine follows
-   * its capabilities (streaming, pushNotifications, extendedAgentCard), its
-   * required extensions and its input modes.
-   */
-  readonly card: Card | (() => Card);
-  /** What GetExtendedAgentCard answers authenticated callers, when the card declares `extendedAgentCard`. */
-  readonly extendedCard?: Card | ((context: T["context"]) => Card | Promise<Card>);
-  /** Where tasks, events and push configs live. Default: {@link createMemoryStore} with its defaults. */
-  readonly store?: AgentStore;
-  /**
-   * Who a request acts for: every task belongs to (tenant, owner), and another
-   * owner's task answers like a missing one. Default {@link defaultOwner}.
-   */
-  readonly owner?: (context: T["context"]) => string;
-  /** Whether the caller is authenticated (for GetExtendedAgentCard). Default: the owner is not "". */
-  readonly authenticated?: (context: T["context"]) => boolean;
-  /**
-   * Delivers push notifications: on Node, `createPushSender()` of
-   * `a2a-http/push` (with its SSRF guard). The engine closes it with itself.
-   * Without one, push is unavailable: the push rpcs answer
-   * PushNotificationNotSupported, and a card (not a card function) that says
-   * `pushNotifications: true` is refused at creation.
-   */
-  readonly pushSender?: PushSender;
-  /** Refuse input parts whose media type the card does not accept (ContentTypeNotSupported). Default true. */
-  readonly checkInputModes?: boolean;
-  /** Events a subscriber may fall behind before it is cut off. Default 1 000. */
-  readonly subscriberLimit?: number;
-  /** Errors an executor threw that are not {@link RpcError}s, and other failures off the request path. Default `console.error`. */
-  readonly onError?: (error: unknown) => void;
-  /**
-   * Serve A2A v0.3 clients too, on every adapter the handlers are mounted on
-   * (the JSON-RPC methods and `/v1/...` routes of v0.3, translated at the
-   * edge to these same handlers: docs/a2a.md, "v0.3 clients"). Default
-   * true. With false, also pass `a2aV03: false` to the card handler, so
-   * that the card does not offer v0.3.
-   */
-  readonly a2aV03?: boolean;
-}
-
-/** The generated service's handlers, plus a way to stop the engine. */
-export interface AgentControl {
-  /** Aborts running executors (their signal fires), ends subscriptions and push delivery, closes the store. */
-  close(): Promise<void>;
-}
-
-/**
- * Who a request acts for when no `owner` option is given: the context's
- * `owner` when it is a string (set it in the server's context factory), else
- * its `user` when that is a string or has a string `id`, else "" (every
- * unauthenticated caller is the same anonymous owner).
- */
-export function defaultOwner(context: HandlerContext): string {
-  const c = context as { owner?: unknown; user?: unknown };
-  if (typeof c.owner === "string") return c.owner;
-  if (typeof c.user === "string") return c.user;
-  if (c.user !== null && typeof c.user === "object" && typeof (c.user as { id?: unknown }).id === "string") {
-    return (c.user as { id: string }).id;
-  }
-  return "";
-}
 
 /** Where the executor's input and task updater keep what their getters read. */
 const RUN = Symbol("a2a-http agent run");
@@ -635,8 +558,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   function committed(run: Run, task: TaskLike, version: number): void {
     run.latest = { task, version };
-    const state = task.status?.state ?? 0;
-    if (isTerminal(state) || isInterrupted(state)) {
+    if (endsTurn(task.status?.state ?? 0)) {
       run.done = true;
       // The task takes a follow-up now, even before this executor has returned.
       if (runs.get(run.topic) === run) runs.delete(run.topic);
@@ -719,27 +641,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   // --- SendMessage ------------------------------------------------------------
 
-  function checkExtensions(ctx: HandlerContext, card: Card): void {
-    for (const ext of card.capabilities?.extensions ?? []) {
-      if (ext.required && !ctx.extensions.includes(ext.uri)) throw A2AErrors.extensionSupportRequired(ext.uri);
-    }
-  }
-
-  function checkInputModes(message: MessageLike, card: Card): void {
-    // Per request (the card may have changed since), and only for a part that names its media type.
-    let accepted: Set<string> | undefined;
-    for (const p of message.parts) {
-      if (p.mediaType === "") continue;
-      if (accepted === undefined) {
-        accepted = new Set(card.defaultInputModes.map(baseType));
-        for (const s of card.skills) for (const m of s.inputModes) accepted.add(baseType(m));
-      }
-      if (accepted.size === 0 || accepted.has("*/*")) return;
-      const t = baseType(p.mediaType);
-      if (!accepted.has(t) && !accepted.has(t.replace(/\/.*/, "/*"))) throw A2AErrors.contentTypeNotSupported(p.mediaType);
-    }
-  }
-
   /**
    * Checks the request, stores the continued task or prepares the new one,
    * and starts the executor: within this call for a new task that waits for
@@ -755,7 +656,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const config = req.configuration as { taskPushNotificationConfig?: PushConfigLike; historyLength?: number } | undefined;
     checkHistoryLength(config?.historyLength);
     const pushInit = config?.taskPushNotificationConfig;
-    if (pushInit) return Promise.resolve(requirePush(card).check(pushInit.url)).then(() => open(req, ctx, stream, incoming, pushInit));
+    if (pushInit)
+      return Promise.resolve(requirePush(card, pushSender).check(pushInit.url)).then(() => open(req, ctx, stream, incoming, pushInit));
     return open(req, ctx, stream, incoming, undefined);
   }
 
@@ -1033,7 +935,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     sendStreamingMessage(req: AnyRequest, ctx: HandlerContext) {
       return new TaskStream(
         async () => {
-          requireStreaming();
+          requireStreaming(currentCard());
           const run = await begin(req, ctx, true);
           const sub = run.subscriber!;
           try {
@@ -1111,7 +1013,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     subscribeToTask(req: AnyRequest, ctx: HandlerContext) {
       return new TaskStream(
         async () => {
-          requireStreaming();
+          requireStreaming(currentCard());
           const key = keyOf(ctx, req.id);
           // Another instance's events reach this one only once it listens.
           await watching;
@@ -1137,7 +1039,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
 
     async createTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      const sender = requirePush();
+      const sender = requirePush(currentCard(), pushSender);
       const key = keyOf(ctx, req.taskId);
       if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
       await sender.check(req.url);
@@ -1147,7 +1049,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
 
     async getTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      requirePush();
+      requirePush(currentCard(), pushSender);
       const key = await existing(ctx, req.taskId);
       const config = await store.pushConfigs.get(key, req.id);
       if (!config) throw A2AErrors.taskNotFound(req.taskId, `push notification config ${req.id} of task ${req.taskId} not found`);
@@ -1155,7 +1057,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
 
     async listTaskPushNotificationConfigs(req: AnyRequest, ctx: HandlerContext) {
-      requirePush();
+      requirePush(currentCard(), pushSender);
       const key = await existing(ctx, req.taskId);
       const all = await store.pushConfigs.list(key);
       const pageSize: number = req.pageSize || all.length || 1;
@@ -1168,7 +1070,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     },
 
     async deleteTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      requirePush();
+      requirePush(currentCard(), pushSender);
       const key = await existing(ctx, req.taskId);
       await store.pushConfigs.delete(key, req.id);
       return {};
@@ -1193,19 +1095,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     // hands over before the follow-up's own code goes on): it starts stopped.
     const next = runs.get(topic);
     if (next && !live.has(next)) stopRun(next, new RpcError(Code.CANCELLED, why));
-  }
-
-  function requireStreaming(): void {
-    if (!currentCard().capabilities?.streaming)
-      throw A2AErrors.unsupportedOperation("this agent does not stream (its card says streaming: false)");
-  }
-
-  /** The push sender, when the card offers push and there is one; else PushNotificationNotSupported. */
-  function requirePush(card = currentCard()): PushSender {
-    if (!card.capabilities?.pushNotifications) throw A2AErrors.pushNotificationNotSupported();
-    // A card function that says true without a sender: the card is wrong, and no webhook is called.
-    if (!pushSender) throw A2AErrors.pushNotificationNotSupported("push notifications are not available: this agent has no push sender");
-    return pushSender;
   }
 
   async function existing(ctx: HandlerContext, taskId: string): Promise<TaskKey> {
@@ -1357,57 +1246,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       await store.close?.();
     },
   });
-}
-
-/**
- * The `pushSender` option, checked: a card that offers push needs a sender,
- * and the `push` options of earlier versions must not be dropped silently.
- */
-function pushSenderOf<Card extends AgentCardLike>(
-  options: Pick<AgentOptions<AgentTypes, Card>, "card" | "pushSender">,
-): PushSender | undefined {
-  if ((options as { push?: unknown }).push !== undefined) {
-    throw new TypeError('a2a-http agent: the push option is gone; pass pushSender: createPushSender(options) from "a2a-http/push"');
-  }
-  const card = options.card;
-  if (!options.pushSender && typeof card !== "function" && card.capabilities?.pushNotifications) {
-    throw new TypeError(
-      'a2a-http agent: the card says pushNotifications: true but there is no pushSender; on Node pass pushSender: createPushSender() from "a2a-http/push", elsewhere say pushNotifications: false',
-    );
-  }
-  return options.pushSender;
-}
-
-/** When the task's status last changed: what ListTasks filters and orders by (an artifact alone does not move it). */
-function statusTime(task: TaskLike): number {
-  const t = task.status?.timestamp;
-  return t ? timestampMs(t) : Date.now();
-}
-
-/** The task state an event carries (a Task or a status update), else 0. */
-function stateOfEvent(event: ProtoMessage): number {
-  const payload = (event as unknown as { payload: { case: string; value: { status?: { state: number } } } }).payload;
-  return payload.case === "statusUpdate" || payload.case === "task" ? (payload.value.status?.state ?? 0) : 0;
-}
-
-/** Whether a stream that gives this task as it is now ends with it (it ended or waits for the client). */
-function endsTask(task: TaskLike): boolean {
-  const state = task.status?.state ?? 0;
-  return isTerminal(state) || isInterrupted(state);
-}
-
-function endsStream(event: ProtoMessage): boolean {
-  const state = stateOfEvent(event);
-  return (event as unknown as { payload: { case: string } }).payload.case === "message" || isTerminal(state) || isInterrupted(state);
-}
-
-/** "text/plain; charset=utf-8" gives "text/plain". */
-function baseType(mediaType: string): string {
-  return mediaType.split(";")[0]!.trim().toLowerCase();
-}
-
-function stateName(state: number): string {
-  return (Object.keys(TaskState) as (keyof typeof TaskState)[]).find((k) => TaskState[k] === state) ?? String(state);
 }
 
 function textOf(parts: readonly PartLike[]): string {

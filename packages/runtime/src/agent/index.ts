@@ -4,8 +4,9 @@
  * user's own a2a.proto; the rest is for custom stores and tests. Imports
  * nothing from `node:`, so it runs on Workers and in browsers too.
  */
-export { createAgentHandlers, defaultOwner } from "./engine.js";
-export type { AgentOptions, AgentControl, AgentCardLike } from "./engine.js";
+export { createAgentHandlers } from "./engine.js";
+export { defaultOwner } from "./options.js";
+export type { AgentOptions, AgentControl, AgentCardLike } from "./options.js";
 export { createMemoryStore } from "./memory-store.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
 export { StaleVersionError, StoreFullError } from "./store.js";
