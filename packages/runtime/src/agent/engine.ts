@@ -20,6 +20,8 @@ import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import { checkExtensions, checkInputModes, requirePush, requireStreaming } from "./capabilities.js";
 import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
 import { schemasOf } from "./schemas.js";
+import { TaskLocks } from "./task-lock.js";
+import { checkHistoryLength, view } from "./task-view.js";
 import { endsStream, endsTask, endsTurn, stateName, stateOfEvent, statusTime } from "./task-state.js";
 import { StaleVersionError, StoreFullError, type OutboxItem, type PushConfigLike, type TaskKey } from "./store.js";
 import {
@@ -214,8 +216,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const runs = new Map<string, Run>();
   // ...and every executor that has not returned yet, which cancel and shutdown abort.
   const live = new Set<Run>();
-  // The tasks locked in this process, each with what waits for it (see locked()).
-  const locks = new Map<string, (() => void)[]>();
+  // The per-task lock: what is done to one task here, one after another, in order.
+  const locks = new TaskLocks();
   const pushSender = pushSenderOf(options);
   let closed = false;
 
@@ -239,61 +241,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     owner: ownerOf(ctx),
     id,
   });
-
-  /**
-   * Runs `fn` after every earlier one for the same task (in this process).
-   * When nothing holds the task, `fn` starts at once, and the lock is taken
-   * only if it returns a promise: nothing else runs during its synchronous
-   * part, so a publication done at once on the memory store takes no lock and
-   * makes nothing to wait on. Otherwise `fn` waits in the task's queue and
-   * starts as soon as the one before it settles (in that one's settlement,
-   * not ticks later): a publication costs its own promise and one reaction,
-   * not a chain of five.
-   */
-  function locked<R>(topic: string, fn: () => Promise<R>): Promise<R>;
-  function locked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R>;
-  function locked<R>(topic: string, fn: () => R | Promise<R>): R | Promise<R> {
-    const waiting = locks.get(topic);
-    if (waiting === undefined) {
-      const result = fn();
-      if (result instanceof Promise) holdUntil(topic, result, []);
-      return result;
-    }
-    return new Promise<R>((resolve, reject) =>
-      waiting.push(() => {
-        // Handed the lock: it is held until `fn` is done.
-        let result: R | Promise<R>;
-        try {
-          result = fn();
-        } catch (e) {
-          unlock(topic);
-          return reject(e);
-        }
-        if (result instanceof Promise) {
-          holdUntil(topic, result, undefined);
-          result.then(resolve, reject);
-        } else {
-          unlock(topic);
-          resolve(result);
-        }
-      }),
-    );
-  }
-
-  /** Holds the task's lock (taken now when `queue` is given) until `result` settles. */
-  function holdUntil(topic: string, result: Promise<unknown>, queue: (() => void)[] | undefined): void {
-    if (queue) locks.set(topic, queue);
-    const free = () => unlock(topic);
-    result.then(free, free);
-  }
-
-  /** Hands the task's lock to the first that waits for it, or frees it. */
-  function unlock(topic: string): void {
-    const waiting = locks.get(topic)!;
-    const first = waiting.shift();
-    if (first) first();
-    else locks.delete(topic);
-  }
 
   // --- messages -------------------------------------------------------------
 
@@ -325,17 +272,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   function statusOf(state: number, message: MessageLike | undefined, at: number) {
     return made.status(state, message, timestampFromMs(at, made)) as unknown as TaskLike["status"];
-  }
-
-  /** A copy of the task to answer with: the last `historyLength` messages, artifacts or not. */
-  function view(task: TaskLike, historyLength: number | undefined, includeArtifacts = true): TaskLike {
-    const history = historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength);
-    const artifacts = includeArtifacts ? task.artifacts : [];
-    return history === task.history && artifacts === task.artifacts ? task : Object.assign(copyOf(task), { history, artifacts });
-  }
-
-  function checkHistoryLength(n: number | undefined): void {
-    if (n !== undefined && n < 0) throw A2AErrors.invalidParams(`historyLength must not be negative, got ${n}`);
   }
 
   // --- storing and publishing -------------------------------------------------
@@ -482,7 +418,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     // within this call: no promise of its own, nothing for the next to wait on.
     let p: Promise<void> | undefined;
     try {
-      p = locked(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))) as
+      p = locks.run(run.topic, () => (run.done || change === "reply" ? publishOther(run, change, reply) : apply(run, change))) as
         | Promise<void>
         | undefined;
     } catch (e) {
@@ -679,7 +615,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     runs.set(run.topic, run);
     // Asked to answer at once: the task must exist before the executor has said anything.
     if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
-      return settingUp(run, () => locked(run.topic, async () => store1st(run))).then(() =>
+      return settingUp(run, () => locks.run(run.topic, async () => store1st(run))).then(() =>
         launch(run, ctx, stream, message, snapshot, false),
       );
     }
@@ -697,7 +633,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const at = Date.now();
     const key = keyOf(ctx, incoming.taskId);
     const run = newRun(key, controller, undefined);
-    const continued = await locked(run.topic, async () => {
+    const continued = await locks.run(run.topic, async () => {
       const stored = await store.tasks.get(key);
       if (!stored) throw A2AErrors.taskNotFound(key.id);
       const { task, version } = stored;
@@ -989,7 +925,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     async cancelTask(req: AnyRequest, ctx: HandlerContext) {
       const key = keyOf(ctx, req.id);
       const topic = topicOf(key);
-      return locked(topic, async () => {
+      return locks.run(topic, async () => {
         for (let tries = 0; ; tries++) {
           const stored = await store.tasks.get(key);
           if (!stored) throw A2AErrors.taskNotFound(req.id);
@@ -1180,7 +1116,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         if (e instanceof StaleVersionError) continue;
         throw e;
       }
-      await locked(topic, async () => published(t.key, topic, t.version + 1, next.event, next.task));
+      await locks.run(topic, async () => published(t.key, topic, t.version + 1, next.event, next.task));
     }
   }
 
