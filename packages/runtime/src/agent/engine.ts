@@ -4,11 +4,11 @@
  * (HTTP+JSON, JSON-RPC, gRPC) serves it unchanged. The rules are those of
  * A2A v1.0.1; docs/agent.md explains them and the design.
  */
-import { clone, create, toJsonString, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import { clone, create, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
-import { markPushConfigVersion, pushConfigVersion, v03PushBody, withoutPushConfigMark } from "../a2a-v03/push.js";
+import { withoutPushConfigMark } from "../a2a-v03/push.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
@@ -19,11 +19,12 @@ import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./mem
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import { checkExtensions, checkInputModes, requirePush, requireStreaming } from "./capabilities.js";
 import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
+import { PushDispatch } from "./push-dispatch.js";
 import { schemasOf } from "./schemas.js";
 import { TaskLocks } from "./task-lock.js";
 import { checkHistoryLength, view } from "./task-view.js";
 import { endsStream, endsTask, endsTurn, stateName, stateOfEvent, statusTime } from "./task-state.js";
-import { StaleVersionError, StoreFullError, type OutboxItem, type PushConfigLike, type TaskKey } from "./store.js";
+import { StaleVersionError, StoreFullError, type PushConfigLike, type TaskKey } from "./store.js";
 import {
   ROLE_AGENT,
   TaskState,
@@ -219,6 +220,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   // The per-task lock: what is done to one task here, one after another, in order.
   const locks = new TaskLocks();
   const pushSender = pushSenderOf(options);
+  const push = new PushDispatch(schemas, store);
   let closed = false;
 
   // A topic gives its key back whatever characters the owner has: tenant, owner
@@ -315,35 +317,13 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (!pushSender) return undefined;
     if (mem) {
       const configs = mem.pushConfigs(key);
-      if (configs !== undefined && configs.size > 0) toPush(key, configs.values(), event, task);
+      if (configs !== undefined && configs.size > 0) push.send(pushSender, key, configs.values(), event, task);
       return undefined;
     }
     return store.pushConfigs.list(key).then(
-      (configs) => toPush(key, configs, event, task),
+      (configs) => push.send(pushSender, key, configs, event, task),
       (e: unknown) => onError(e),
     );
-  }
-
-  function toPush(key: TaskKey, configs: Iterable<PushConfigLike>, event: ProtoMessage, task: TaskLike): void {
-    let body: string | undefined;
-    let v03Body: string | undefined;
-    let taskKey: string | undefined;
-    for (const c of configs) {
-      // A config made by a v0.3 client gets the task in v0.3's JSON (a2a-v03/push.ts); the rest, the event.
-      const text = pushConfigVersion(c)
-        ? (v03Body ??= v03PushBody(schemas.task, task as never))
-        : (body ??= toJsonString(schemas.stream, event as never));
-      // The sender's key for the task: JSON of (tenant, owner, id).
-      taskKey ??= JSON.stringify([key.tenant, key.owner, key.id]);
-      pushSender!.send(taskKey, { configId: c.id, url: c.url, token: c.token, authentication: c.authentication }, text);
-    }
-  }
-
-  /** A shared outbox's delivery: as toPush writes it; a v0.3 config gets the task as it is now. */
-  async function outboxBody(item: OutboxItem): Promise<string | undefined> {
-    if (!pushConfigVersion(item.config)) return toJsonString(schemas.stream, item.event as never);
-    const stored = await store.tasks.get(item.key);
-    return stored && v03PushBody(schemas.task, stored.task as never);
   }
 
   function toHub(topic: string, seq: number, event: ProtoMessage): void {
@@ -380,7 +360,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       }
       run.unstored = undefined;
       if (pushConfig) {
-        await putPushConfig(run.key, pushConfig);
+        await push.put(run.key, pushConfig);
         // Stored after the task's first event, which the store's commit could not queue for it.
         await shared?.outbox.enqueue(run.key, pushConfig.id, 1);
       }
@@ -611,7 +591,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     const contextId = incoming.contextId || newId();
     const message = shape.messageIn(incoming, key.id, contextId);
     const snapshot = shape.task(key.id, contextId, statusOf(TaskState.SUBMITTED, undefined, Date.now()), [message]);
-    const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && pushConfigOf(pushInit, key, ctx) });
+    const run = newRun(key, controller, { task: snapshot, pushConfig: pushInit && push.configOf(pushInit, key, ctx) });
     runs.set(run.topic, run);
     // Asked to answer at once: the task must exist before the executor has said anything.
     if ((req.configuration as { returnImmediately?: boolean } | undefined)?.returnImmediately) {
@@ -651,7 +631,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         });
       }
       // Before anything of this turn is stored, so that a refused config leaves the task as it was.
-      if (pushInit) await putPushConfig(key, pushConfigOf(pushInit, key, ctx));
+      if (pushInit) await push.put(key, push.configOf(pushInit, key, ctx));
       const m = Object.assign(copyOf(incoming), { contextId: task.contextId });
       const next = statusChange(Object.assign(copyOf(task), { history: [...task.history, m] }), TaskState.WORKING, undefined, at);
       const version2 = await commit(key, run.topic, version, next.task, next.event);
@@ -712,28 +692,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       settled: deferred(),
       returned: deferred(),
     };
-  }
-
-  async function putPushConfig(key: TaskKey, config: PushConfigLike): Promise<void> {
-    try {
-      await store.pushConfigs.put(key, config);
-    } catch (e) {
-      if (e instanceof StoreFullError) throw A2AErrors.invalidParams(e.message);
-      throw e;
-    }
-  }
-
-  /** The config to store: its id, task and tenant set, and the version of the request that made it (a2a-v03/push.ts). */
-  function pushConfigOf(init: PushConfigLike, key: TaskKey, ctx: HandlerContext): PushConfigLike {
-    if (!schemas.pushConfig) throw A2AErrors.pushNotificationNotSupported();
-    const config = create(schemas.pushConfig, {
-      ...init,
-      $typeName: undefined,
-      id: init.id || newId(),
-      taskId: key.id,
-      tenant: key.tenant,
-    } as never);
-    return markPushConfigVersion(config, ctx.a2aDialect) as unknown as PushConfigLike;
   }
 
   /** Runs the executor; when it returns without an end, the task is COMPLETED; when it throws, FAILED. */
@@ -979,8 +937,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       const key = keyOf(ctx, req.taskId);
       if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
       await sender.check(req.url);
-      const config = pushConfigOf(req, key, ctx);
-      await putPushConfig(key, config);
+      const config = push.configOf(req, key, ctx);
+      await push.put(key, config);
       return withoutPushConfigMark(config);
     },
 
@@ -1149,7 +1107,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     every(Math.max(10, Math.floor(shared.leaseMs / 3)), renewLeases);
     every(Math.max(10, Math.floor(shared.leaseMs / 2)), sweepExpired);
     // Without a sender this instance sends nothing; instances with one send the shared outbox.
-    if (schemas.pushConfig && pushSender) outbox = startOutboxWorker(shared.outbox, pushSender, { body: outboxBody, onError });
+    if (schemas.pushConfig && pushSender) outbox = startOutboxWorker(shared.outbox, pushSender, { body: push.outboxBody, onError });
   }
 
   // Only the rpcs the user's service has: an older a2a.proto without some rpc still binds.

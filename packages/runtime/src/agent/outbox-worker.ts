@@ -7,7 +7,7 @@
  * out only the oldest delivery of each config, and not again while it is
  * claimed).
  */
-import { givenUp, type PushSender } from "./push-sender.js";
+import { givenUp, pushTargetOf, type PushSender } from "./push-sender.js";
 import type { OutboxItem, PushOutbox } from "./store.js";
 
 export interface OutboxWorkerOptions {
@@ -42,8 +42,7 @@ export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, option
   let kicked = false;
 
   async function deliver(item: OutboxItem): Promise<void> {
-    const c = item.config;
-    const target = { configId: c.id, url: c.url, token: c.token, authentication: c.authentication };
+    const target = pushTargetOf(item.config);
     const body = await options.body(item);
     if (body === undefined) return outbox.done(item.id);
     const outcome = await sender.attempt(target, body);

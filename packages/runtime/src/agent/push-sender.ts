@@ -4,6 +4,7 @@
  * can keep a client-chosen webhook off private networks. The Node sender,
  * with that guard, is `a2a-http/push` (push.ts).
  */
+import type { PushConfigLike } from "./store.js";
 
 /** The AuthenticationInfo of a push config: sent as `Authorization: <scheme> <credentials>`. */
 export interface PushAuthentication {
@@ -19,6 +20,11 @@ export interface PushTarget {
   /** Sent as `X-A2A-Notification-Token` and `A2A-Notification-Token`; "" sends neither. */
   readonly token: string;
   readonly authentication?: PushAuthentication | undefined;
+}
+
+/** Where a stored push config sends: its id, URL, token and authentication (the engine's and the outbox's deliveries alike). */
+export function pushTargetOf(config: PushConfigLike): PushTarget {
+  return { configId: config.id, url: config.url, token: config.token, authentication: config.authentication };
 }
 
 /** How one delivery attempt went. */
