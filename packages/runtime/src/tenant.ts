@@ -90,6 +90,16 @@ export function tenantBeforeBody(
   return effectiveTenant(fromPath, "path", fromQuery, "query");
 }
 
+/**
+ * A request of a dialect without tenants (A2A v0.3's `/v1/...` routes): no
+ * tenant, and each path value passes the rule of a resource id, as a v1.0
+ * route's do ({@link checkPathValue}).
+ */
+export function checkDialectPath(variables: Readonly<Record<string, string>>): undefined {
+  for (const [name, value] of Object.entries(variables)) if (value !== "") checkPathValue(`path variable ${name}`, value);
+  return undefined;
+}
+
 /** Per route: the one-segment path variables {@link tenantBeforeBody} checks, with the name its errors give them. */
 const checkedByRoute = new WeakMap<RouteBinding, readonly { name: string; label: string }[]>();
 

@@ -1,10 +1,7 @@
 // What the probes of A2A v0.3's paths share (issue 38: bad input on the v0.3
 // paths gets the same treatment as on v1.0's): a v0.3 client's requests (no
-// A2A-Version, which is v0.3 by §3.6.2), reading v0.3's error answers, raw
-// requests, and the weaknesses of the v0.3 layer found by these probes and
-// reported, not yet fixed (see scripts/security.mjs: such a probe passes
-// while the weakness shows exactly as reported, and fails once it is gone, to
-// have its mark dropped).
+// A2A-Version, which is v0.3 by §3.6.2), reading v0.3's error answers, and
+// raw requests.
 import { connect } from "node:net";
 
 /** The headers that say `version` ("1.0"); null: none, which is v0.3. */
@@ -53,23 +50,6 @@ export function v03RestError(res, status, code) {
   const shape = got !== undefined ? `code ${got}` : body?.error !== undefined ? "a v1.0 google.rpc.Status body" : "no v0.3 error body";
   return { ok: res.status === status && codeOk, detail: `HTTP ${res.status}, ${shape}` };
 }
-
-/**
- * Weaknesses of the v0.3 layer these probes found, reported for a fix in
- * packages/runtime: `as` is the outcome (a probe's detail) while it lasts.
- */
-export const REPORTED = {
-  pathIds: {
-    as: "HTTP 404, code -32001",
-    issue:
-      "v0.3 REST routes skip the A2A path-value rule: a task or push config id in /v1/tasks/{id}[/pushNotificationConfigs/{configId}] that decodes to NUL, a control character or / reaches the engine (404 TASK_NOT_FOUND; a config DELETE: 200) instead of 400 INVALID_PARAMS (-32602), as on v1.0's paths and v0.3's JSON-RPC and gRPC",
-  },
-  earlyShape: (status) => ({
-    as: `HTTP ${status}, a v1.0 google.rpc.Status body`,
-    issue:
-      "the HTTP+JSON core answers the Host check (421) and path syntax (dot segments: 400) before it picks v0.3's /v1/ routes, so a v0.3 request gets v1.0's google.rpc.Status body, not v0.3's {code, message}",
-  }),
-};
 
 /**
  * One raw HTTP/1.1 request with `Connection: close`, exactly as written: the

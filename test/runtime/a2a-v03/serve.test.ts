@@ -308,6 +308,12 @@ describe("A2A v0.3 HTTP+JSON (/v1/...) on the engine", () => {
       expect(r.json.message).toContain(field);
     }
     expect((await call("/v1/tasks/x?historyLength=ten")).json.code).toBe(-32602);
+    // Path ids pass the rule v1.0's do (tenant.ts), refused in v0.3's shape (scripts/security sends raw paths too).
+    for (const id of ["a%00b", "a%1Bb", "a%2Fb"]) {
+      const r = await call(`/v1/tasks/${id}`);
+      expect(r.status, id).toBe(400);
+      expect(r.json.code).toBe(-32602);
+    }
     expect((await call("/v1/message:send", { body: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
     expect((await call("/v1/message:send", { body: "{}", headers: { "content-type": "text/plain" } })).json.code).toBe(-32005);
     expect(await list()).toBe(before);

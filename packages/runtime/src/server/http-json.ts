@@ -28,7 +28,15 @@ import {
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { createRouter, type RouteMatch, type Router } from "../router.js";
-import { checkDecodedTenant, checkPathValue, effectiveTenant, jsonTenant, tenantBeforeBody, tenantFieldOf } from "../tenant.js";
+import {
+  checkDecodedTenant,
+  checkDialectPath,
+  checkPathValue,
+  effectiveTenant,
+  jsonTenant,
+  tenantBeforeBody,
+  tenantFieldOf,
+} from "../tenant.js";
 import { ServerContext } from "./context.js";
 import type { HttpDialect, HttpDialectRoute } from "./http-dialect.js";
 import { withDeadline } from "./deadline.js";
@@ -158,7 +166,16 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   return function handle(req: UniversalServerRequest): Answer {
     // A client that stops reading its answer loses the connection (stall.ts).
     req.closeWhenStalled?.(stallTimeoutMs);
-    return serve(req);
+    // A v0.3 request below `/v1/` (a2a-v03/rest.ts) gets every error in v0.3's shape, the early refusals too.
+    const d =
+      v03 !== undefined &&
+      req.rawPath.startsWith(v03.dialect.prefix) &&
+      speaksV03(requestedA2AVersion(req.header("a2a-version"), req.rawQuery));
+    if (!d) return serve(req, undefined);
+    const reshape = (res: UniversalServerResponse): UniversalServerResponse =>
+      res.status >= 400 && typeof res.body === "string" && res.body !== "" ? { ...res, body: v03.dialect.errorBody(res.body) } : res;
+    const answer = serve(req, v03);
+    return answer instanceof Promise ? answer.then(reshape) : reshape(answer);
   };
 
   // From here on every step answers synchronously when it can (no body to
@@ -167,7 +184,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   // microtask queue; @hono/node-server has a fast path for exactly that.
   // Every step catches its own errors: none of them throws or rejects.
 
-  function serve(req: UniversalServerRequest): Answer {
+  /** Serves a request; `dialect`, when it speaks that dialect below its prefix. */
+  function serve(req: UniversalServerRequest, dialect: BoundDialect | undefined): Answer {
     let route: RouteBinding | undefined;
     try {
       if (hostCheck !== undefined) {
@@ -179,8 +197,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       if (req.rawPath === "*" && req.method === "OPTIONS") return { status: 204, headers: { allow: allMethods }, body: "" };
       const bad = badPath(req.rawPath);
       if (bad !== undefined) throw routingError(Code.INVALID_ARGUMENT, 400, bad, "INVALID_REQUEST");
-      if (v03 !== undefined && req.rawPath.startsWith(v03.dialect.prefix)) {
-        const answer = serveDialect(v03, req);
+      if (dialect !== undefined) {
+        const answer = serveDialect(dialect, req);
         if (answer !== undefined) return answer;
       }
       let match = router.match(req.method, req.rawPath);
@@ -244,19 +262,11 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
    * v1.0 tenant named like the prefix lives, reached with A2A-Version 1.0).
    */
   function serveDialect(d: BoundDialect, req: UniversalServerRequest): Answer | undefined {
-    if (!speaksV03(requestedA2AVersion(req.header("a2a-version"), req.rawQuery))) return undefined;
     const match = d.router.match(req.method, req.rawPath);
     if (match === undefined) return undefined;
-    const reshape = (res: UniversalServerResponse): UniversalServerResponse =>
-      res.status >= 400 && typeof res.body === "string" && res.body !== "" ? { ...res, body: d.dialect.errorBody(res.body) } : res;
-    let answer: Answer;
-    if ("allow" in match) {
-      answer = notAllowed(req, match.allow);
-    } else {
-      const r = d.bindings[match.index]! as RouteBinding & { readonly dialect: HttpDialectRoute };
-      answer = withinDeadline(r, match, req, false, r.dialect);
-    }
-    return answer instanceof Promise ? answer.then(reshape) : reshape(answer);
+    if ("allow" in match) return notAllowed(req, match.allow);
+    const r = d.bindings[match.index]! as RouteBinding & { readonly dialect: HttpDialectRoute };
+    return withinDeadline(r, match, req, false, r.dialect);
   }
 
   /** Serves a matched request: the context, then the body if the route has one. */
@@ -282,7 +292,9 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         if (wrongVersion !== undefined) throw wrongVersion;
       }
       const tenant = a2a
-        ? tenantBeforeBody(route, match.variables, req.rawQuery, tenantFields.get(route))
+        ? dialect
+          ? checkDialectPath(match.variables)
+          : tenantBeforeBody(route, match.variables, req.rawQuery, tenantFields.get(route))
         : route.path.variables.length > 0
           ? match.variables[A2A_TENANT]
           : undefined;
