@@ -44,15 +44,16 @@ if (a2a === 0) {
   console.error(
     `stage-protos: no A2A protos in ${shared}.\n` +
       "This repository expects its shared folder beside it (../shared, with proto/a2a.proto, tck/ and design.md):\n" +
-      "npm start, npm test, npm run test:unit, npm run tck and the packed plugin (which ships a2a.proto) need it.",
+      "npm start, npm test, npm run test:unit, npm run tck and the packed plugin (which ships a2a.proto and a2a-v0_3.proto) need it.",
   );
   process.exit(1);
 }
-// The plugin ships a2a.proto too: `scaffold` starts from it when given no --proto.
+// The plugin ships a2a.proto too: `scaffold` starts from it when given no --proto;
+// and a2a-v0_3.proto, whose gRPC service a scaffolded A2A agent serves to v0.3 clients.
 const pluginA2a = join(root, "packages", "plugin", "a2a");
 try {
   mkdirSync(pluginA2a, { recursive: true });
-  for (const name of ["a2a.proto", "LICENSE-a2a"]) copyFileSync(join(shared, name), join(pluginA2a, name));
+  for (const name of ["a2a.proto", "LICENSE-a2a", "a2a-v0_3.proto"]) copyFileSync(join(shared, name), join(pluginA2a, name));
 } catch {
   // without ../shared, scaffold needs --proto
 }

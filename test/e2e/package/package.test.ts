@@ -27,6 +27,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import type { Message as V03Message, Task as V03Task } from "a2a-sdk-v03";
 import { A2AClient, ClientFactory, RestTransportFactory } from "a2a-sdk-v03/client";
 import { A2AService, SendMessageRequestSchema } from "../../../gen/a2a_pb.js";
+import { A2AService as A2AServiceV03, Role as RoleV03 } from "../../../gen/a2a-v0_3_pb.js";
 import { createScratchDatabase } from "../../scratch-database.js";
 import { docRecipes, recipe, shellRecipes } from "./recipes.js";
 
@@ -38,7 +39,8 @@ const work = mkdtempSync(join(tmpdir(), "a2a-http-package-"));
 const tarballs = join(work, "tarballs");
 const host = join(work, "host");
 const recipes = docRecipes(root);
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Four projects' node_modules and more: on a loaded machine, more than the default 30 s hook timeout.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000);
 
 const npmEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 const npm = (cwd: string, ...args: string[]) => run("npm", args, { cwd, env: npmEnv, maxBuffer: 16 << 20 });
@@ -479,16 +481,18 @@ async function expectAgent(url: string) {
   };
   expect(body.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
   const interfaces = body.supportedInterfaces;
-  // v1.0's three first, then the entries the card handler adds for v0.3 clients (JSON-RPC and HTTP+JSON, same URLs).
+  // v1.0's three first, then the entries the card handler adds for v0.3 clients (the same three, gRPC's as an http:// URL:
+  // the scaffold serves v0.3's gRPC service from the a2a-v0_3.proto the plugin package ships).
   expect(interfaces.map((i) => [i.protocolBinding, i.protocolVersion])).toEqual([
     ["HTTP+JSON", "1.0"],
     ["JSONRPC", "1.0"],
     ["GRPC", "1.0"],
     ["HTTP+JSON", "0.3"],
     ["JSONRPC", "0.3"],
+    ["GRPC", "0.3"],
   ]);
   expect(interfaces[0]!.url).toBe(url);
-  expect(interfaces.slice(3).map((i) => i.url)).toEqual([interfaces[0]!.url, interfaces[1]!.url]);
+  expect(interfaces.slice(3).map((i) => i.url)).toEqual([interfaces[0]!.url, interfaces[1]!.url, `http://${interfaces[2]!.url}`]);
 
   type TaskJson = { status: { state: string }; artifacts: { parts: { text: string }[] }[] };
   const rpc = await fetch(interfaces[1]!.url, {
@@ -504,6 +508,12 @@ async function expectAgent(url: string) {
   const grpc = createClient(A2AService, createGrpcTransport({ baseUrl: `http://${interfaces[2]!.url}` }));
   const viaGrpc = await grpc.sendMessage(fromJson(SendMessageRequestSchema, sendMessage), { headers: { "A2A-Version": "1.0" } });
   expect(viaGrpc.payload.case === "task" && viaGrpc.payload.value.artifacts[0]?.parts[0]?.content.value).toBe("echo: hello");
+  // v0.3's gRPC service on the same port, as a v0.3 client calls it (no a2a-version).
+  const grpcV03 = createClient(A2AServiceV03, createGrpcTransport({ baseUrl: interfaces[5]!.url }));
+  const viaGrpcV03 = await grpcV03.sendMessage({
+    request: { messageId: "v03-grpc", role: RoleV03.USER, content: [{ part: { case: "text", value: "hello" } }] },
+  });
+  expect(viaGrpcV03.payload.case === "task" && viaGrpcV03.payload.value.artifacts[0]?.parts[0]?.part.value).toBe("echo: hello");
 
   const res = await fetch(`${url}/message:send`, {
     method: "POST",

@@ -10,6 +10,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService, SendMessageRequestSchema } from "../../../gen/a2a_pb.js";
+import { A2AService as A2AServiceV03, Role as RoleV03, TaskState as TaskStateV03 } from "../../../gen/a2a-v0_3_pb.js";
 import { createScratchDatabase } from "../../scratch-database.js";
 
 const run = promisify(execFile);
@@ -143,9 +144,11 @@ function grpcStatusWithAuthority(target: string, authority: string): Promise<str
 describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framework) => {
   const dir = join(tmp, `agent-${framework}`);
 
-  test("writes an echo agent on the task engine that generates, type-checks, passes its own npm test and serves every rpc on the three bindings", async () => {
+  test("writes an echo agent on the task engine that generates, type-checks, passes its own npm test and serves every rpc on the three bindings, to v0.3 clients too", async () => {
     const { stdout } = await scaffold(dir, "--framework", framework);
-    for (const f of ["src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/server.ts", "src/main.ts"]) expect(stdout).toContain(f);
+    for (const f of ["src/executor.ts", "src/executor.test.ts", "src/card.ts", "src/server.ts", "src/main.ts", "proto/a2a-v0_3.proto"]) {
+      expect(stdout).toContain(f);
+    }
     expect(existsSync(join(dir, "src", "handlers.ts"))).toBe(false);
     // The packages by paths relative to the project, so it can be moved and committed.
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string>>;
@@ -156,6 +159,12 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
     expect(resolve(dir, pluginSpec.slice(5))).toBe(join(root, "packages", "plugin"));
     const dotBin = linkNodeModules(dir);
     await generateAndCheck(dir, dotBin);
+    // Of a2a-v0_3.proto, only what serves v0.3's gRPC service: its messages, route table and connect binding.
+    expect(readdirSync(join(dir, "src", "gen")).filter((f) => f.startsWith("a2a-v0_3"))).toEqual([
+      "a2a-v0_3_http.ts",
+      "a2a-v0_3_http_connect.ts",
+      "a2a-v0_3_pb.ts",
+    ]);
 
     // The project's own test: the agent in-process, through the generated client.
     const tested = await run("npm", ["test"], { cwd: dir, env: withBin(dotBin) });
@@ -173,18 +182,22 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
         supportedInterfaces: { url: string; protocolBinding: string; protocolVersion: string }[];
         protocolVersion: string;
         url: string;
+        additionalInterfaces: { url: string; transport: string }[];
       };
       expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
-      // The v1.0 interfaces, then the two v0.3 clients reach (docs/a2a.md, "v0.3 clients").
+      // The v1.0 interfaces, then the three v0.3 clients reach (docs/a2a.md, "v0.3 clients").
       expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual([
         "HTTP+JSON 1.0",
         "JSONRPC 1.0",
         "GRPC 1.0",
         "HTTP+JSON 0.3",
         "JSONRPC 0.3",
+        "GRPC 0.3",
       ]);
       expect(card.protocolVersion).toBe("0.3.0");
       expect(card.url).toBe(card.supportedInterfaces[1]!.url);
+      // gRPC among the interfaces v0.3 clients read, as a URL they parse.
+      expect(card.additionalInterfaces).toContainEqual({ url: `http://${card.supportedInterfaces[2]!.url}`, transport: "GRPC" });
       // A v0.3 client's message/send (no A2A-Version) on the same endpoint.
       const v03 = await fetch(card.url, {
         method: "POST",
@@ -200,6 +213,24 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
         kind: "task",
         status: { state: "completed" },
       });
+      // ... over HTTP+JSON, v0.3's route ...
+      const v03Rest = await fetch(`${url}/v1/message:send`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ request: { messageId: "v03-rest", role: "ROLE_USER", content: [{ text: "old rest" }] } }),
+      });
+      expect(v03Rest.status).toBe(200);
+      expect(((await v03Rest.json()) as { task: TaskJson }).task.status.state).toBe("TASK_STATE_COMPLETED");
+      // ... and over gRPC: v0.3's a2a.v1.A2AService on the gRPC port, without a2a-version, as v0.3 clients call it.
+      const grpcV03Url = card.additionalInterfaces.find((i) => i.transport === "GRPC")!.url;
+      const grpcV03 = createClient(A2AServiceV03, createGrpcTransport({ baseUrl: grpcV03Url }));
+      const v03Answer = await grpcV03.sendMessage({
+        request: { messageId: "v03-grpc", role: RoleV03.USER, content: [{ part: { case: "text", value: "old grpc" } }] },
+      });
+      expect(v03Answer.payload.case).toBe("task");
+      const v03Task = v03Answer.payload.case === "task" ? v03Answer.payload.value : undefined;
+      expect(v03Task?.status?.state).toBe(TaskStateV03.COMPLETED);
+      expect(v03Task?.artifacts[0]?.parts[0]?.part).toEqual({ case: "text", value: "echo: old grpc" });
 
       // DNS rebinding: a Host that is not a loopback name is refused on every route and on the gRPC port.
       const { port } = new URL(url);
@@ -410,6 +441,8 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
           "HTTP+JSON",
           "JSONRPC",
         ]);
+        // Nor for v0.3 clients.
+        expect(card.supportedInterfaces.map((i) => i.protocolBinding)).not.toContain("GRPC");
         expect((await send(server.url, "no grpc")).status.state).toBe("TASK_STATE_COMPLETED");
       } finally {
         expect(await stop(server)).toBe(0);
@@ -474,6 +507,9 @@ test("a service that is not A2A's gets handler stubs, which stop type-checking w
   const { stdout } = await run(process.execPath, [bin, "scaffold", dir, "--proto", libraryProto, "--framework", "hono"], { cwd: tmp });
   expect(stdout).toContain("src/handlers.ts");
   expect(existsSync(join(dir, "src", "executor.ts"))).toBe(false);
+  // No A2A v0.3 for a service that is not A2A's.
+  expect(existsSync(join(dir, "proto", "a2a-v0_3.proto"))).toBe(false);
+  expect(readFileSync(join(dir, "buf.gen.yaml"), "utf8")).not.toContain("a2a.v1");
   expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.test).toBeUndefined();
   const dotBin = linkNodeModules(dir);
   await generateAndCheck(dir, dotBin);

@@ -20,8 +20,10 @@ google/api protos it imports, src/server.ts serving the agent over HTTP+JSON,
 JSON-RPC and gRPC, src/main.ts starting it, and a README. For A2A's service
 the agent runs on the A2A task engine (a2a-http/agent): src/executor.ts is an
 echo executor for you to rewrite, src/card.ts its card, src/executor.test.ts
-its test (npm test). For another service, src/handlers.ts has every method
-answering UNIMPLEMENTED.
+its test (npm test), and it serves A2A v0.3 clients too, on the three
+bindings (with a2a-v0_3.proto, which this package ships, for v0.3's gRPC
+service). For another service, src/handlers.ts has every method answering
+UNIMPLEMENTED.
 
 An existing project is left alone unless --force is given; even then the
 files you edit (${userFiles.join(", ")}) are never

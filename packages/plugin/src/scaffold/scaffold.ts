@@ -53,6 +53,22 @@ export function defaultProto(): string | undefined {
   return existsSync(shipped) ? shipped : undefined;
 }
 
+/** v0.3's A2A proto, shipped beside a2a.proto (staged at build time). */
+const v03ProtoFile = "a2a-v0_3.proto";
+
+/**
+ * Where the v0.3 proto comes from, for an agent on the engine serving A2A
+ * v1.0's service (`lf.a2a.v1.A2AService`): the project serves v0.3's gRPC
+ * service (`a2a.v1.A2AService`) to v0.3 clients beside it, over the same
+ * handlers (JSON-RPC and HTTP+JSON serve v0.3 without it). Undefined for
+ * another service, or when the package lacks the proto.
+ */
+function v03ProtoFor(service: ServiceInfo, protoFile: string): string | undefined {
+  if (!service.engine || service.typeName !== "lf.a2a.v1.A2AService" || protoFile === v03ProtoFile) return undefined;
+  const shipped = join(packageRoot, "a2a", v03ProtoFile);
+  return existsSync(shipped) ? shipped : undefined;
+}
+
 /**
  * The files of a scaffolded project that are yours to edit: written when
  * missing, never overwritten, `--force` or not. The others are the
@@ -102,6 +118,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
       .replace(/^[._-]+/, "") || "a2a-agent";
   const profile = service.typeName.endsWith(".A2AService") ? "a2a" : "none";
   const engine = profile === "a2a" ? service.engine : undefined;
+  const v03Proto = v03ProtoFor(service, protoFile);
 
   const context = {
     packageName,
@@ -116,6 +133,8 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     serviceTypeName: service.typeName,
     fnPrefix: lowerFirstWord(service.name),
     methods: service.methods,
+    // v0.3's gRPC service beside the A2A service (protoc-gen-es's module and the connect binding's).
+    v03: v03Proto ? { protoFile: v03ProtoFile, pbModule: "a2a-v0_3_pb", connectModule: "a2a-v0_3_http_connect" } : undefined,
     packages: specs,
     vendored: vendored !== undefined,
     port: options.port ?? defaultPort,
@@ -146,6 +165,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ["scripts/generate-if-needed.mjs", render("generate-if-needed.mjs.hbs", context)],
   ]);
   const copies = new Map<string, string>([[`proto/${protoFile}`, protoPath]]);
+  if (v03Proto) copies.set(`proto/${v03ProtoFile}`, v03Proto);
   for (const name of googleApiProtos) {
     copies.set(`proto/google/api/${name}`, join(googleApiDir(), name));
   }
