@@ -59,7 +59,9 @@ async function text(answer) {
 const v1Message = JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: TEXT }], contextId: "ctx-1" } });
 const v03RestMessage = JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", content: [{ text: TEXT }], contextId: "ctx-1" } });
 const v1Params = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: TEXT }], contextId: "ctx-1" } };
-const v03Params = { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: TEXT }], contextId: "ctx-1" } };
+const v03Params = {
+  message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: TEXT }], contextId: "ctx-1" },
+};
 const envelope = (method, params) => JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
 
 const stored = JSON.parse(await text(http.echo(request("POST", "/message:send", v1, v1Message)))).task.id;
@@ -94,10 +96,13 @@ if (echoed.kind !== "task" || echoed.status.state !== "completed" || echoed.arti
   throw new Error(`the v0.3 answer is not the echo task: ${JSON.stringify(echoed)}`);
 }
 const streamed = (await pairs[`JSON-RPC stream, ${EVENTS} events`].v03()).split("\n\n").filter((e) => e.startsWith("data: "));
-if (streamed.length !== EVENTS || !JSON.parse(streamed.at(-1).slice(6)).result.final) throw new Error("the v0.3 stream is not the 101 events");
+if (streamed.length !== EVENTS || !JSON.parse(streamed.at(-1).slice(6)).result.final)
+  throw new Error("the v0.3 stream is not the 101 events");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`node ${process.version}; in process, the HTTP+JSON and JSON-RPC cores over the engine; median of ${rounds} alternating rounds`);
+console.log(
+  `node ${process.version}; in process, the HTTP+JSON and JSON-RPC cores over the engine; median of ${rounds} alternating rounds`,
+);
 console.log(`${"call".padEnd(34)} ${"v1.0 µs".padStart(9)} ${"v0.3 µs".padStart(9)}   v0.3/v1.0 (range)`);
 const verdicts = [];
 for (const [name, p] of Object.entries(pairs)) {

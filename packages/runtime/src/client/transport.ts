@@ -94,9 +94,7 @@ export function pickTransport(
     if (chosen) break;
   }
   if (chosen === undefined) {
-    const offered = interfacesOf(card).map((i) =>
-      `${i.protocolBinding} ${i.protocolVersion ?? ""} at ${i.url}`.replace("  ", " "),
-    );
+    const offered = interfacesOf(card).map((i) => `${i.protocolBinding} ${i.protocolVersion ?? ""} at ${i.url}`.replace("  ", " "));
     throw clientError(
       Code.FAILED_PRECONDITION,
       `no interface of the agent card fits: wanted ${(prefer ?? ["JSONRPC", "HTTP+JSON"]).join(" or ")} for A2A ${versions.join(", ")}; the card offers ${offered.length > 0 ? offered.join("; ") : "none"}`,
