@@ -11,10 +11,9 @@ import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
 import { withoutPushConfigMark } from "../a2a-v03/push.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
-import { EventHub, type Subscriber } from "./event-hub.js";
 import { copyOf, eventMakers, maker, newId, shapeMakers, timestampFromMs } from "./message-makers.js";
 import { decodeConfigToken, decodePageToken, encodeConfigToken, encodePageToken } from "./page-tokens.js";
-import { TaskStream, type Follow } from "./task-stream.js";
+import { TaskStream } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
 import { checkExtensions, checkInputModes, requirePush, requireStreaming } from "./capabilities.js";
@@ -22,6 +21,7 @@ import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type
 import { PushDispatch } from "./push-dispatch.js";
 import { DONE, LazyAbort, newRun, type Run } from "./run.js";
 import { schemasOf } from "./schemas.js";
+import { Subscribers } from "./subscribers.js";
 import { keyOfTopic, topicOf } from "./task-key.js";
 import { TaskLocks } from "./task-lock.js";
 import { checkHistoryLength, view } from "./task-view.js";
@@ -81,12 +81,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const schemas = schemasOf(service);
   const store = options.store ?? createMemoryStore();
   store.bind?.({ task: schemas.task, event: schemas.stream, pushConfig: schemas.pushConfig });
-  // For each topic with subscribers: the highest sequence number handed to them
-  // (local or from another instance), where catching up from the store starts
-  // (kept on a shared store only: nothing else catches up).
-  const handed = new Map<string, number>();
-  const hub = new EventHub(options.subscriberLimit ?? 1_000, (topic) => handed.delete(topic));
   const shared = store.shared;
+  // The streams following tasks here (and, on a shared store, how far each task's events were handed to them).
+  const subscribers = new Subscribers(options.subscriberLimit ?? 1_000, shared !== undefined, (key, after) =>
+    store.tasks.events(key, after),
+  );
   // The default store, done without awaits (its async methods do the same work).
   const mem = shared ? undefined : memoryStoreSync(store);
   const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
@@ -174,7 +173,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
    * whatever the store's speed. On the memory store it is done at once.
    */
   function published(key: TaskKey, topic: string, seq: number, event: ProtoMessage, task: TaskLike): Promise<void> | undefined {
-    toHub(topic, seq, event);
+    subscribers.publish(topic, seq, event);
     if (shared) {
       // The store queued the push deliveries in the event's transaction: any instance sends them.
       outbox?.kick();
@@ -190,12 +189,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       (configs) => push.send(pushSender, key, configs, event, task),
       (e: unknown) => onError(e),
     );
-  }
-
-  function toHub(topic: string, seq: number, event: ProtoMessage): void {
-    if (!hub.has(topic)) return;
-    if (shared) handed.set(topic, Math.max(handed.get(topic) ?? 0, seq));
-    hub.publish(topic, { seq, event });
   }
 
   type Stored = { task: TaskLike; version: number };
@@ -512,7 +505,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** Starts the executor on the task (subscribing a stream first). */
   function launch(run: Run, ctx: HandlerContext, stream: boolean, message: MessageLike, snapshot: TaskLike, continued: boolean): Run {
     // Subscribed before the executor starts, so a stream misses none of its events.
-    if (stream) run.subscriber = hub.subscribe(run.topic);
+    if (stream) run.subscriber = subscribers.subscribe(run.topic);
     // Built field by field in the literal's order, with `task` and `signal` shared getters (see ownGetter).
     const input = { [RUN]: run, [SNAPSHOT]: snapshot, message, text: textOf(message.parts) } as unknown as Record<string | symbol, unknown>;
     Object.defineProperty(input, "task", taskGetter);
@@ -615,19 +608,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     });
   }
 
-  /**
-   * How a stream follows a task after `afterSeq` until an event ends it: from
-   * the subscriber, each event once and in order (see TaskStream), a gap
-   * filled from the store.
-   */
-  function followOf(sub: Subscriber, key: TaskKey, afterSeq: number): Follow {
-    if (shared) {
-      const topic = topicOf(key);
-      if (!handed.has(topic)) handed.set(topic, afterSeq);
-    }
-    return { sub, afterSeq, events: (after) => store.tasks.events(key, after) };
-  }
-
   // --- the handlers -------------------------------------------------------------
 
   type SendAnswer = { payload: { case: "task"; value: TaskLike } | { case: "message"; value: MessageLike } };
@@ -687,7 +667,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
             if ("message" in first) return { first: [{ payload: { case: "message", value: first.message } }], follow: undefined, sub };
             const head = [{ payload: { case: "task", value: first.task } }];
             if (endsTask(first.task)) return { first: head, follow: undefined, sub };
-            return { first: head, follow: followOf(sub, run.key, first.version), sub };
+            return { first: head, follow: subscribers.follow(sub, run.key, run.topic, first.version), sub };
           } catch (e) {
             sub.close();
             throw e;
@@ -758,7 +738,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
           const key = keyOf(ctx, req.id);
           // Another instance's events reach this one only once it listens.
           await watching;
-          const sub = hub.subscribe(topicOf(key));
+          const topic = topicOf(key);
+          const sub = subscribers.subscribe(topic);
           try {
             const stored = await store.tasks.get(key);
             if (!stored) throw A2AErrors.taskNotFound(req.id);
@@ -768,7 +749,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
                 taskId: req.id,
               });
             }
-            return { first: [{ payload: { case: "task", value: stored.task } }], follow: followOf(sub, key, stored.version), sub };
+            return {
+              first: [{ payload: { case: "task", value: stored.task } }],
+              follow: subscribers.follow(sub, key, topic, stored.version),
+              sub,
+            };
           } catch (e) {
             sub.close();
             throw e;
@@ -850,7 +835,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const catchingUp = new Map<string, Promise<void>>();
   function onRemoteEvent(key: TaskKey, seq: number): void {
     const topic = topicOf(key);
-    const subscribed = hub.has(topic);
+    const subscribed = subscribers.has(topic);
     const running = runsOn(topic, false);
     if (!subscribed && !running) return;
     // One catch-up at a time per task, in the order the notifications came.
@@ -871,11 +856,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   /** Hands subscribers the task's events they lack, and stops a run here whose task another instance ended. */
   async function catchUp(key: TaskKey, topic: string, seq: number): Promise<void> {
     let ended: number | undefined;
-    if (hub.has(topic)) {
-      const from = handed.get(topic) ?? seq - 1;
+    if (subscribers.has(topic)) {
+      const from = subscribers.handedUpTo(topic) ?? seq - 1;
       if (seq <= from) return;
       for (const e of await store.tasks.events(key, from)) {
-        toHub(topic, e.seq, e.event);
+        subscribers.publish(topic, e.seq, e.event);
         const state = stateOfEvent(e.event);
         if (isTerminal(state)) ended = state;
       }
@@ -895,8 +880,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   function onMissedEvents(): void {
     const keys = new Map<string, TaskKey>();
     for (const run of live) if (!run.done) keys.set(run.topic, run.key);
-    for (const topic of hub.topicsWithSubscribers()) if (!keys.has(topic)) keys.set(topic, keyOfTopic(topic));
-    for (const [topic, key] of keys) onRemoteEvent(key, (handed.get(topic) ?? 0) + 1);
+    for (const topic of subscribers.topics()) if (!keys.has(topic)) keys.set(topic, keyOfTopic(topic));
+    for (const [topic, key] of keys) onRemoteEvent(key, (subscribers.handedUpTo(topic) ?? 0) + 1);
   }
 
   /** The leases of the tasks whose executors run here, renewed well before they lapse. */
@@ -978,7 +963,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
       ]);
       clearTimeout(timer);
-      hub.closeAll();
+      subscribers.closeAll();
       for (const t of timers) clearInterval(t);
       await watching;
       await unwatch?.();
