@@ -4,14 +4,14 @@
  * (HTTP+JSON, JSON-RPC, gRPC) serves it unchanged. The rules are those of
  * A2A v1.0.1; docs/agent.md explains them and the design.
  */
-import { clone, create, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
+import { clone, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
 import { withoutPushConfigMark } from "../a2a-v03/push.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
-import { copyOf, eventMakers, maker, newId, shapeMakers, timestampFromMs } from "./message-makers.js";
+import { copyOf, newId } from "./message-makers.js";
 import { decodeConfigToken, decodePageToken, encodeConfigToken, encodePageToken } from "./page-tokens.js";
 import { TaskStream } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
@@ -21,6 +21,7 @@ import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type
 import { PushDispatch } from "./push-dispatch.js";
 import { DONE, LazyAbort, newRun, type Run } from "./run.js";
 import { schemasOf } from "./schemas.js";
+import { taskChanges } from "./task-changes.js";
 import { Subscribers } from "./subscribers.js";
 import { keyOfTopic, topicOf } from "./task-key.js";
 import { TaskLocks } from "./task-lock.js";
@@ -28,7 +29,6 @@ import { checkHistoryLength, view } from "./task-view.js";
 import { endsStream, endsTask, endsTurn, stateName, stateOfEvent, statusTime } from "./task-state.js";
 import { StaleVersionError, StoreFullError, type PushConfigLike, type TaskKey } from "./store.js";
 import {
-  ROLE_AGENT,
   TaskState,
   isInterrupted,
   isTerminal,
@@ -111,7 +111,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
 
   // --- messages -------------------------------------------------------------
 
-  const make = { message: maker(schemas.message) };
   // The executor's input and task updater: `task` a copy of the task as it was when the executor started, `signal` the run's.
   const taskGetter = ownGetter(function (this: { [SNAPSHOT]: TaskLike }) {
     return clone(schemas.task, this[SNAPSHOT] as never);
@@ -119,27 +118,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const signalGetter = ownGetter(function (this: { [RUN]: Run }) {
     return this[RUN].controller.signal;
   });
-  const made = eventMakers(schemas);
-  const shape = shapeMakers(schemas);
-
-  /** Content as the message's parts: a string is one text part, made here; the user's parts go through create(). */
-  function partsOf(content: Content<T>): readonly object[] {
-    return typeof content === "string" ? [shape.textPart(content)] : (content as readonly object[]);
-  }
-
-  function agentMessage(content: Content<T>, taskId: string, contextId: string): MessageLike {
-    const init = { messageId: newId(), contextId, taskId, role: ROLE_AGENT, parts: partsOf(content) };
-    return (typeof content === "string" ? make.message(init) : create(schemas.message, init as never)) as unknown as MessageLike;
-  }
-
-  /** A StreamResponse of a Task (already a message). */
-  function taskEvent(task: TaskLike): ProtoMessage {
-    return made.stream("task", task);
-  }
-
-  function statusOf(state: number, message: MessageLike | undefined, at: number) {
-    return made.status(state, message, timestampFromMs(at, made)) as unknown as TaskLike["status"];
-  }
+  // What an update does to a task: the new task and its event.
+  const { shape, agentMessage, taskEvent, statusOf, statusChange, artifactChange, toArtifact } = taskChanges(schemas);
 
   // --- storing and publishing -------------------------------------------------
 
@@ -347,42 +327,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     if (runs.get(run.topic) === run) runs.delete(run.topic);
     run.settled.resolve();
     run.controller.abort(reason);
-  }
-
-  function statusChange(task: TaskLike, state: number, message: MessageLike | undefined, at: number) {
-    const status = statusOf(state, message, at);
-    const next = shape.copyTask(task);
-    next.status = status;
-    if (message) next.history = [...task.history, message];
-    const event = made.stream("statusUpdate", made.statusUpdate(task.id, task.contextId, status));
-    return { task: next, event };
-  }
-
-  function artifactChange(task: TaskLike, artifact: TaskLike["artifacts"][number], append: boolean, lastChunk: boolean) {
-    // A copy of what changes (a stored task may still be being written to a client).
-    const artifacts = task.artifacts.slice();
-    let i = 0;
-    while (i < artifacts.length && artifacts[i]!.artifactId !== artifact.artifactId) i++;
-    if (i === artifacts.length) artifacts.push(artifact);
-    else if (!append) artifacts[i] = artifact;
-    else {
-      const appended = shape.copyArtifact(artifacts[i]!);
-      appended.parts = appended.parts.concat(artifact.parts);
-      artifacts[i] = appended;
-    }
-    const event = made.stream("artifactUpdate", made.artifactUpdate(task.id, task.contextId, artifact, append, lastChunk));
-    const next = shape.copyTask(task);
-    next.artifacts = artifacts;
-    return { task: next, event };
-  }
-
-  function toArtifact(a: T["artifact"] | string): TaskLike["artifacts"][number] {
-    const artifact =
-      typeof a === "string"
-        ? shape.artifact(partsOf(a))
-        : (shape.artifactOf(a) ?? (create(schemas.artifact, a as never) as unknown as TaskLike["artifacts"][number]));
-    if (artifact.artifactId === "") artifact.artifactId = newId();
-    return artifact;
   }
 
   function updater(run: Run, contextId: string): TaskUpdater<T> {
