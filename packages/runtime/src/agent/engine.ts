@@ -5,14 +5,11 @@
  * A2A v1.0.1; docs/agent.md explains them and the design.
  */
 import { clone, type DescService, type Message as ProtoMessage } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors } from "../a2a.js";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
-import { withoutPushConfigMark } from "../a2a-v03/push.js";
 import { Code, RpcError, isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { copyOf, newId } from "./message-makers.js";
-import { decodeConfigToken, decodePageToken, encodeConfigToken, encodePageToken } from "./page-tokens.js";
 import { TaskStream } from "./task-stream.js";
 import { createMemoryStore, memoryStoreSync, type MemoryTaskHandle } from "./memory-store.js";
 import { startOutboxWorker, type OutboxWorker } from "./outbox-worker.js";
@@ -20,6 +17,9 @@ import { checkExtensions, checkInputModes, requirePush, requireStreaming } from 
 import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
 import { PushDispatch } from "./push-dispatch.js";
 import { DONE, LazyAbort, newRun, type Run } from "./run.js";
+import { agentCardRpcs } from "./rpc-agent-card.js";
+import { pushConfigRpcs } from "./rpc-push-configs.js";
+import { readTaskRpcs } from "./rpc-read-tasks.js";
 import { schemasOf } from "./schemas.js";
 import { taskChanges } from "./task-changes.js";
 import { Subscribers } from "./subscribers.js";
@@ -57,7 +57,6 @@ function ownGetter(get: () => unknown): PropertyDescriptor {
   return { get, enumerable: true, configurable: true };
 }
 
-const DEFAULT_PAGE_SIZE = 50;
 /** How long `close()` waits for aborted executors to return. */
 const SHUTDOWN_WAIT_MS = 5_000;
 /** Commits retried when another instance changed the task in between (then the task is read again). */
@@ -622,34 +621,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       );
     },
 
-    async getTask(req: AnyRequest, ctx: HandlerContext) {
-      checkHistoryLength(req.historyLength);
-      const stored = await store.tasks.get(keyOf(ctx, req.id));
-      if (!stored) throw A2AErrors.taskNotFound(req.id);
-      return view(stored.task, req.historyLength);
-    },
-
-    async listTasks(req: AnyRequest, ctx: HandlerContext) {
-      const pageSize: number = req.pageSize ?? DEFAULT_PAGE_SIZE;
-      if (pageSize < 1 || pageSize > 100) throw A2AErrors.invalidParams(`pageSize must be between 1 and 100, got ${pageSize}`);
-      checkHistoryLength(req.historyLength);
-      const key = keyOf(ctx, "");
-      const page = await store.tasks.list({
-        tenant: key.tenant,
-        owner: key.owner,
-        contextId: req.contextId ?? "",
-        state: req.status ?? 0,
-        updatedSince: req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined,
-        pageSize,
-        after: req.pageToken ? decodePageToken(req.pageToken) : undefined,
-      });
-      return {
-        tasks: page.tasks.map((t) => view(t, req.historyLength, req.includeArtifacts === true)),
-        nextPageToken: page.next ? encodePageToken(page.next) : "",
-        pageSize,
-        totalSize: page.total,
-      };
-    },
+    ...readTaskRpcs({ store, keyOf }),
 
     async cancelTask(req: AnyRequest, ctx: HandlerContext) {
       const key = keyOf(ctx, req.id);
@@ -708,54 +680,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
       );
     },
 
-    async createTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      const sender = requirePush(currentCard(), pushSender);
-      const key = keyOf(ctx, req.taskId);
-      if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(req.taskId);
-      await sender.check(req.url);
-      const config = push.configOf(req, key, ctx);
-      await push.put(key, config);
-      return withoutPushConfigMark(config);
-    },
-
-    async getTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      requirePush(currentCard(), pushSender);
-      const key = await existing(ctx, req.taskId);
-      const config = await store.pushConfigs.get(key, req.id);
-      if (!config) throw A2AErrors.taskNotFound(req.taskId, `push notification config ${req.id} of task ${req.taskId} not found`);
-      return withoutPushConfigMark(config);
-    },
-
-    async listTaskPushNotificationConfigs(req: AnyRequest, ctx: HandlerContext) {
-      requirePush(currentCard(), pushSender);
-      const key = await existing(ctx, req.taskId);
-      const all = await store.pushConfigs.list(key);
-      const pageSize: number = req.pageSize || all.length || 1;
-      if (pageSize < 0) throw A2AErrors.invalidParams(`pageSize must not be negative, got ${pageSize}`);
-      const start = req.pageToken ? all.findIndex((c) => c.id === decodeConfigToken(req.pageToken)) + 1 : 0;
-      if (start === 0 && req.pageToken) throw A2AErrors.invalidParams(`invalid pageToken ${JSON.stringify(req.pageToken)}`);
-      const configs = all.slice(start, start + pageSize).map(withoutPushConfigMark);
-      const last = configs[configs.length - 1];
-      return { configs, nextPageToken: last && start + configs.length < all.length ? encodeConfigToken(last.id) : "" };
-    },
-
-    async deleteTaskPushNotificationConfig(req: AnyRequest, ctx: HandlerContext) {
-      requirePush(currentCard(), pushSender);
-      const key = await existing(ctx, req.taskId);
-      await store.pushConfigs.delete(key, req.id);
-      return {};
-    },
-
-    async getExtendedAgentCard(_req: AnyRequest, ctx: HandlerContext) {
-      if (!currentCard().capabilities?.extendedAgentCard) {
-        throw A2AErrors.unsupportedOperation("this agent declares no extended agent card");
-      }
-      const authenticated = options.authenticated ? options.authenticated(ctx as T["context"]) : ownerOf(ctx) !== "";
-      if (!authenticated) throw new RpcError(Code.UNAUTHENTICATED, "the extended agent card is for authenticated callers only");
-      const extended = options.extendedCard;
-      if (extended === undefined) throw A2AErrors.extendedAgentCardNotConfigured();
-      return typeof extended === "function" ? extended(ctx as T["context"]) : extended;
-    },
+    ...pushConfigRpcs({ store, push, pushSender, card: currentCard, keyOf }),
+    ...agentCardRpcs({ options, card: currentCard, ownerOf }),
   };
 
   function stopRuns(topic: string, why: string): void {
@@ -765,12 +691,6 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     // hands over before the follow-up's own code goes on): it starts stopped.
     const next = runs.get(topic);
     if (next && !live.has(next)) stopRun(next, new RpcError(Code.CANCELLED, why));
-  }
-
-  async function existing(ctx: HandlerContext, taskId: string): Promise<TaskKey> {
-    const key = keyOf(ctx, taskId);
-    if (!(await store.tasks.get(key))) throw A2AErrors.taskNotFound(taskId);
-    return key;
   }
 
   // --- several instances on one store ------------------------------------------
