@@ -660,7 +660,7 @@ describe("a2a-http migrate, the runtime's bin, from the installed tarball", () =
   }, 60_000);
 
   test("with @electric-sql/pglite installed: a new directory is migrated, a second run finds nothing to apply", async () => {
-    await install(host, "--no-save", "@electric-sql/pglite@0.5.17", "pg@8.23.1");
+    await install(host, "--no-save", "@electric-sql/pglite@0.6.1", "pg@8.23.1");
     const dir = join(work, "store-dir");
     const started = Date.now();
     const first = await migrate("migrate", "--url", dir);
