@@ -31,6 +31,7 @@ export default mergeConfig(
         "test/e2e/reliability/**",
         "test/e2e/openapi/browser.test.ts",
         "test/e2e/edge/**", // Bun, Deno and workerd processes (test/e2e/edge/README.md)
+        "test/e2e/typescript/**", // tsc 7 and 5.4 over the A2A output and a googleapis sample
         "**/node_modules/**",
       ],
     },
