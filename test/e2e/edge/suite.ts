@@ -70,16 +70,34 @@ export function edgeSuite(name: RuntimeName): void {
         ? createA2AServiceClient({ baseUrl: `${edge.agentUrl}/jsonrpc`, transport: "jsonrpc" })
         : createA2AServiceClient({ baseUrl: edge.agentUrl });
 
-    test("serves the agent card", async () => {
-      const answer = await fetch(`${edge.agentUrl}/.well-known/agent-card.json`);
+    test("serves the agent card, v1.0's alone to a v1.0 request and with v0.3's fields to a v0.3 one", async () => {
+      type Card = { name: string; supportedInterfaces: { url: string; protocolBinding: string }[]; url?: string; protocolVersion?: string };
+      const answer = await fetch(`${edge.agentUrl}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
       expect(answer.status).toBe(200);
       expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
-      const card = (await answer.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[] };
+      expect(answer.headers.get("vary")).toBe("A2A-Version");
+      const card = (await answer.json()) as Card;
       expect(card.name).toBe("Echo agent");
       expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toEqual([
         ["HTTP+JSON", edge.agentUrl],
         ["JSONRPC", `${edge.agentUrl}/jsonrpc`],
       ]);
+      expect(card.protocolVersion).toBeUndefined();
+      // Without a version (a v0.3 client): the same card with v0.3's fields (docs/a2a.md, "v0.3 clients").
+      const old = (await (await fetch(`${edge.agentUrl}/.well-known/agent-card.json`)).json()) as Card;
+      expect(old).toMatchObject({ protocolVersion: "0.3.0", url: `${edge.agentUrl}/jsonrpc` });
+      // And a v0.3 client's message/send on the same endpoint.
+      const v03 = await fetch(`${edge.agentUrl}/jsonrpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "message/send",
+          params: { message: { kind: "message", messageId: "edge-v03", role: "user", parts: [{ kind: "text", text: "old" }] } },
+        }),
+      });
+      expect(((await v03.json()) as { result: { kind: string } }).result.kind).toBe("task");
     });
 
     for (const binding of bindings) {
