@@ -58,8 +58,10 @@ describe("protoc-gen-a2a-http --help", () => {
   });
 });
 
-test("the README's options table has a row for every option, with the default parseOptions gives", () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
+test("the options table (docs/usage.md) has a row for every option, with the default parseOptions gives", () => {
+  const usage = readFileSync(join(root, "docs", "usage.md"), "utf8");
+  const start = usage.indexOf("\n## Options\n");
+  const readme = usage.slice(start, usage.indexOf("\n## ", start + 1));
   const rows = new Map([...readme.matchAll(/^\| `([a-z_]+)` \| [^|]+ \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]));
   expect([...rows.keys()].sort()).toEqual(Object.keys(optionSummaries).sort());
   const d = parseOptions([]);
