@@ -6,6 +6,7 @@
  * agent.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { v03Rpc, v03TextMessage } from "../v03-rpc.js";
 import { isRpcError } from "a2a-http";
 import { createA2AServiceClient, type A2AServiceClient } from "../../../gen/a2a_http_client.js";
 import { Role, TaskState, type StreamResponse, type Task } from "../../../gen/a2a_pb.js";
@@ -87,17 +88,10 @@ export function edgeSuite(name: RuntimeName): void {
       const old = (await (await fetch(`${edge.agentUrl}/.well-known/agent-card.json`)).json()) as Card;
       expect(old).toMatchObject({ protocolVersion: "0.3.0", url: `${edge.agentUrl}/jsonrpc` });
       // And a v0.3 client's message/send on the same endpoint.
-      const v03 = await fetch(`${edge.agentUrl}/jsonrpc`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "message/send",
-          params: { message: { kind: "message", messageId: "edge-v03", role: "user", parts: [{ kind: "text", text: "old" }] } },
-        }),
+      const v03 = await v03Rpc<{ kind: string }>(`${edge.agentUrl}/jsonrpc`, "message/send", {
+        message: v03TextMessage("edge-v03", "old"),
       });
-      expect(((await v03.json()) as { result: { kind: string } }).result.kind).toBe("task");
+      expect(v03.result.kind).toBe("task");
     });
 
     for (const binding of bindings) {

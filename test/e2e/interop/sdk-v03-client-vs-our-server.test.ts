@@ -10,6 +10,7 @@
  * v0.3 input is refused by name with nothing stored, and the card.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { v03Rpc } from "../v03-rpc.js";
 import type {
   AgentCard as V03AgentCard,
   Message as V03Message,
@@ -197,17 +198,8 @@ describe.each(frameworks)("@a2a-js/sdk 0.3.14 clients -> the example agent on %s
      * v0.3 JSON-RPC (the REST client cannot send it so: see the blocking test).
      */
     async function working(): Promise<V03Task> {
-      const res = await fetch(jsonRpcUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "message/send",
-          params: { message: message("/wait"), configuration: { blocking: false } },
-        }),
-      });
-      const task = ((await res.json()) as { result: V03Task }).result;
+      const task = (await v03Rpc<V03Task>(jsonRpcUrl, "message/send", { message: message("/wait"), configuration: { blocking: false } }))
+        .result;
       expect(task.kind).toBe("task");
       expect(task.status.state).toBe("working");
       return task;

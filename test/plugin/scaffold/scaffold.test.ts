@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { v03Rpc, v03TextMessage } from "../../e2e/v03-rpc.js";
 import http2 from "node:http2";
 import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
@@ -199,17 +200,8 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
       // gRPC among the interfaces v0.3 clients read, as a URL they parse.
       expect(card.additionalInterfaces).toContainEqual({ url: `http://${card.supportedInterfaces[2]!.url}`, transport: "GRPC" });
       // A v0.3 client's message/send (no A2A-Version) on the same endpoint.
-      const v03 = await fetch(card.url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "message/send",
-          params: { message: { kind: "message", messageId: "v03", role: "user", parts: [{ kind: "text", text: "old" }] } },
-        }),
-      });
-      expect(((await v03.json()) as { result: { kind: string; status: { state: string } } }).result).toMatchObject({
+      const v03 = await v03Rpc(card.url, "message/send", { message: v03TextMessage("v03", "old") });
+      expect(v03.result).toMatchObject({
         kind: "task",
         status: { state: "completed" },
       });
