@@ -224,9 +224,6 @@ export function clientSpeaksV03(options: ClientOptions): boolean {
   return options.a2aVersion !== undefined && /^\s*v?0\.3(\.|\s*$)/.test(options.a2aVersion);
 }
 
-/** The version a v0.3 client sends as `A2A-Version`. */
-export const A2A_V03_CLIENT_VERSION = A2A_V03;
-
 /**
  * A v0.3 agent's card (untrusted) as v1.0's AgentCard ProtoJSON, for a
  * client that speaks v0.3 to it behind the v1.0 API: its interfaces (`url`

@@ -1,4 +1,5 @@
-import { A2A_V03_CLIENT_VERSION, A2A_V03_JSONRPC_CLIENT, a2aV03RestWire, clientSpeaksV03 } from "../a2a-v03/client.js";
+import { A2A_V03_JSONRPC_CLIENT, a2aV03RestWire, clientSpeaksV03 } from "../a2a-v03/client.js";
+import { A2A_V03 } from "../a2a-v03/common.js";
 import { createJsonRpcClient, jsonRpcWire } from "../jsonrpc/client.js";
 import type { RouteBinding } from "../route-binding.js";
 import { httpJsonWire } from "./http-json-wire.js";
@@ -26,7 +27,7 @@ export function createRouteClient<T>(routes: readonly RouteBinding[], options: C
     if (profile.profile !== "a2a" || routes[0]?.descriptor.parent.typeName !== "lf.a2a.v1.A2AService") {
       throw new TypeError(`a2aVersion ${options.a2aVersion}: only a client of A2A v1.0's lf.a2a.v1.A2AService speaks another version`);
     }
-    const v03 = { ...profile, a2aVersion: A2A_V03_CLIENT_VERSION };
+    const v03 = { ...profile, a2aVersion: A2A_V03 };
     const wire = options.transport === "jsonrpc" ? jsonRpcWire(options, A2A_V03_JSONRPC_CLIENT) : a2aV03RestWire(options);
     return createWireClient<T>(routes, options, v03, wire);
   }
