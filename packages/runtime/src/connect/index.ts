@@ -12,12 +12,13 @@
  */
 import { fromJson, type DescMessage, type DescService, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { Code as ConnectCode, ConnectError, type HandlerContext as ConnectContext, type ServiceImpl } from "@connectrpc/connect";
-import { A2A_DEFAULT_VERSIONS, A2A_TENANT, A2AErrors, a2aVersionCheck, parseA2AExtensions, requestedA2AVersion } from "../a2a.js";
+import { A2A_DEFAULT_VERSIONS, A2A_TENANT, a2aVersionCheck, parseA2AExtensions, requestedA2AVersion } from "../a2a.js";
 import { checkMessage } from "../transcoding/bounds.js";
 import { checkRequired } from "../transcoding/required.js";
-import { Code, RpcError, isRpcError, type ErrorDetail } from "../errors.js";
+import { isRpcError, type ErrorDetail } from "../errors.js";
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { applyContext, handlerOf, notImplemented, type AnyHandler } from "../server/call-setup.js";
 import { errorAnswers } from "../server/error-answer.js";
 import { defaultOnError, type ServerOptions } from "../server/options.js";
 import { checkPathBound, pathBoundFields } from "../tenant.js";
@@ -25,7 +26,7 @@ import { checkPathBound, pathBoundFields } from "../tenant.js";
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
 export type ConnectServiceOptions<Ctx extends HandlerContext = HandlerContext> = Pick<
   ServerOptions<Ctx, ConnectContext>,
-  "context" | "a2aVersions" | "onError" | "maxElements"
+  "context" | "a2aVersions" | "onError" | "logger" | "maxElements"
 > & {
   /** Resolves status details of types other than google.rpc's, which are otherwise left out. */
   readonly registry?: Registry;
@@ -40,8 +41,6 @@ export interface ConnectServiceImplOptions<Ctx extends HandlerContext = HandlerC
 const knownDetails = new Map<string, DescMessage>(
   file_google_rpc_error_details.messages.map((m) => [`type.googleapis.com/${m.typeName}`, m]),
 );
-
-type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
 /**
  * A connect-es implementation of `service` over the handler object, for the
@@ -59,7 +58,6 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
   const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
   const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
   const contextFactory = options.context;
-  const h = handlers as Record<string, unknown>;
   const impl: Record<string, unknown> = {};
   // The fields some HTTP binding puts in one path segment, by rpc: checked here as the path checks them.
   const bound = new Map<string, ReturnType<typeof pathBoundFields>>();
@@ -78,10 +76,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
   }
 
   async function prepare(route: RouteBinding, fn: AnyHandler | undefined, request: Message, cctx: ConnectContext): Promise<HandlerContext> {
-    if (fn === undefined) {
-      const message = `rpc ${route.descriptor.parent.typeName}.${route.descriptor.name} is not implemented`;
-      throw a2a ? A2AErrors.notImplemented(route.descriptor.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
-    }
+    if (fn === undefined) throw notImplemented(route, a2a);
     if (a2a) {
       // gRPC has no query string: the header or nothing.
       const err = versionError(requestedA2AVersion(cctx.requestHeader.get("a2a-version"), ""));
@@ -103,22 +98,18 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       extensions: a2a ? parseA2AExtensions(cctx.requestHeader.get("a2a-extensions")) : [],
     };
     if (contextFactory) {
-      let extra: unknown;
-      try {
-        extra = contextFactory({
-          rpc: route.rpc,
-          route,
-          headers: cctx.requestHeader,
-          signal: cctx.signal,
-          tenant,
-          responseHeaders: cctx.responseHeader,
-          native: cctx,
-        });
-        if (extra instanceof Promise) extra = await extra;
-      } catch (e) {
-        throw toConnectError(e, route.rpc, "context");
-      }
-      if (extra) Object.assign(ctx, extra);
+      const input = {
+        rpc: route.rpc,
+        route,
+        headers: cctx.requestHeader,
+        signal: cctx.signal,
+        tenant,
+        responseHeaders: cctx.responseHeader,
+        native: cctx,
+      };
+      let refused = applyContext(contextFactory, input, ctx);
+      if (refused instanceof Promise) refused = await refused;
+      if (refused !== undefined) throw toConnectError(refused.error, route.rpc, "context");
     }
     return ctx;
   }
@@ -131,8 +122,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
     }
     const name = route.descriptor.localName;
     if (name in impl) continue;
-    const found = h[route.rpc];
-    const fn = typeof found === "function" ? (found as AnyHandler) : undefined;
+    const fn = handlerOf(handlers, route.rpc);
     if (route.streaming === "server") {
       impl[name] = async function* (request: Message, cctx: ConnectContext) {
         let iterable: AsyncIterable<unknown>;

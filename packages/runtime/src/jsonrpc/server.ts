@@ -8,11 +8,9 @@ import {
   A2A_DOMAIN,
   A2A_JSONRPC_METHOD_ALIASES,
   JSON_MEDIA_TYPE,
-  A2AErrors,
   a2aVersionCheck,
   isA2ABodyType,
   a2aVersionMatcher,
-  mediaTypeOf,
   parseA2AExtensions,
   requestedA2AVersion,
 } from "../a2a.js";
@@ -26,6 +24,16 @@ import { A2A_V03_JSONRPC } from "../a2a-v03/jsonrpc.js";
 import { servesV03 } from "../a2a-v03/common.js";
 import type { JsonRpcDialect, JsonRpcDialectMethod } from "./dialect.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import {
+  applyContext,
+  checkBodyType,
+  handlerOf,
+  notImplemented,
+  refusalStatus,
+  type AnyHandler,
+  ContextRefusal,
+  type BodyTypes,
+} from "../server/call-setup.js";
 import { ServerContext, type ContextInput } from "../server/context.js";
 import { withDeadline, type Deadline } from "../server/deadline.js";
 import { errorAnswers, streamFailure } from "../server/error-answer.js";
@@ -103,7 +111,7 @@ const DEFAULT_MAX_BATCH = 32;
 
 /** What the context factory's first call, on the headers, gave: its fields and the response headers it set. */
 interface Authenticated {
-  readonly extra: unknown;
+  readonly fields: object;
   readonly headers: Headers | undefined;
 }
 
@@ -188,7 +196,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   const registry = undefined;
   // A list item that cannot be written is left out and reported (see writeResult).
   const onSkip = (e: unknown) => errors.report(e, { rpc: undefined, phase: "unary" });
-  const h = handlers as Record<string, unknown>;
+  const bodyTypes = a2a ? A2A_BODY_TYPES : JSON_BODY_TYPES;
 
   function errorObject(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"] = "unary"): JsonRpcErrorObject {
     if (e instanceof EnvelopeError) return { code: e.rpcCode, message: e.message };
@@ -222,18 +230,6 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       };
     const error = versionCheck(requested);
     return error === undefined ? SERVED : { error, dialect: false };
-  }
-
-  function checkMediaType(contentType: string | undefined): void {
-    // No type is refused: a browser posts one cross-site without a preflight.
-    const type = mediaTypeOf(contentType ?? "");
-    if (type === JSON_MEDIA_TYPE || (a2a && isA2ABodyType(type))) return;
-    const message =
-      contentType === undefined
-        ? "a JSON-RPC request needs Content-Type: application/json"
-        : `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json`;
-    if (a2a) throw A2AErrors.contentTypeNotSupported(contentType ?? "", message);
-    throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, message);
   }
 
   /** The answer to a body that breaks transcoding/bounds.ts's rules, or undefined. */
@@ -301,7 +297,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     // bounded, so that it reads the answer instead of a reset).
     if (!contextFactory) return serveBody(req, undefined, deadline, seen);
     const early = await authenticate(req);
-    if (!("extra" in early)) return early;
+    if (!("fields" in early)) return early;
     // What the first call set goes out with every answer, errors of the body included, under what later steps set.
     return underneath(await serveBody(req, early, deadline, seen), early.headers);
   }
@@ -322,7 +318,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
     }
     let parsed: unknown;
     try {
-      checkMediaType(req.header("content-type"));
+      checkBodyType(req.header("content-type"), bodyTypes, a2a);
       if (isBlank(text)) throw new EnvelopeError(JsonRpcCode.INVALID_REQUEST, "the request body is empty");
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       try {
@@ -394,14 +390,17 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       },
       native: req.native as Native,
     };
+    const fields = {};
+    let refused: ContextRefusal | undefined;
     try {
-      let extra: unknown = contextFactory!(input);
-      if (extra instanceof Promise) extra = await extra;
-      return { extra, headers: set };
+      const r = applyContext(contextFactory!, input, fields);
+      refused = r instanceof Promise ? await r : r;
     } catch (e) {
-      const err = toRpcError(e, undefined, "context");
-      return single({ jsonrpc: "2.0", id: null, error: errorObject(err, undefined) }, refusalStatus(err) ?? 200, set);
+      refused = new ContextRefusal(e);
     }
+    if (refused === undefined) return { fields, headers: set };
+    const err = toRpcError(refused.error, undefined, "context");
+    return single({ jsonrpc: "2.0", id: null, error: errorObject(err, undefined) }, refusalStatus(err) ?? 200, set);
   }
 
   /** Serves one request object of a body (the body itself, or one element of a batch). */
@@ -461,11 +460,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
         error: { code: JsonRpcCode.INVALID_REQUEST, message: `${method.name} streams its answer; send it alone, with an id` },
       });
     }
-    const fn = h[method.rpc];
-    if (typeof fn !== "function") {
-      const message = `method ${method.name} is not implemented`;
-      return fail(a2a ? A2AErrors.notImplemented(method.name, message) : new RpcError(Code.UNIMPLEMENTED, message), method.rpc);
-    }
+    const fn = handlerOf(handlers, method.rpc);
+    if (fn === undefined) return fail(notImplemented(method.route, a2a), method.rpc);
     // A stream is not unary: no deadline (and the POST holds nothing else, streams are not batched).
     if (method.streaming) deadline?.lift();
 
@@ -488,17 +484,21 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
       if (raw) checkPathValue("tenant", raw);
       ctx = new ServerContext(method.rpc, raw || undefined, req, extensions, method.streaming ? undefined : deadline?.signal);
       if (tr) ctx.a2aDialect = dialect!.version;
-      if (early?.extra) Object.assign(ctx, early.extra);
+      if (early !== undefined) Object.assign(ctx, early.fields);
     } catch (e) {
       return fail(e, method.rpc);
     }
     if (contextFactory) {
+      let refused: ContextRefusal | undefined;
       try {
-        let extra: unknown = contextFactory(ctx.factoryInput<Native>(method.route));
-        if (extra instanceof Promise) extra = await extra;
-        if (extra) Object.assign(ctx, extra);
+        const r = applyContext(contextFactory, ctx.factoryInput<Native>(method.route), ctx);
+        refused = r instanceof Promise ? await r : r;
       } catch (e) {
-        const err = toRpcError(e, method.rpc, "context");
+        // A merge that failed is the factory's too here.
+        refused = new ContextRefusal(e);
+      }
+      if (refused !== undefined) {
+        const err = toRpcError(refused.error, method.rpc, "context");
         if (notification) return { kind: "none" };
         const status = refusalStatus(err);
         const response: JsonRpcResponse = { jsonrpc: "2.0", id: rid, error: errorObject(err, method.rpc) };
@@ -532,8 +532,8 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
 
     // 4. The call.
     try {
-      if (method.streaming) return await startStream(method, fn as AnyHandler, message, ctx, rid, tr);
-      let result = (fn as AnyHandler).call(handlers, message, ctx);
+      if (method.streaming) return await startStream(method, fn, message, ctx, rid, tr);
+      let result = fn.call(handlers, message, ctx);
       if (result instanceof Promise) result = await result;
       return answer({ jsonrpc: "2.0", id: rid, result: encode(method, result, tr) }, ctx.touchedHeaders());
     } catch (e) {
@@ -578,12 +578,16 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   }
 }
 
-type AnyHandler = (request: Message, context: HandlerContext) => unknown;
+/** JSON-RPC's body types (see call-setup.ts's checkBodyType): JSON (§9.1). */
+const JSON_BODY_TYPES: BodyTypes = {
+  accepts: (type) => type === JSON_MEDIA_TYPE,
+  send: JSON_MEDIA_TYPE,
+  missing: `a JSON-RPC request needs Content-Type: ${JSON_MEDIA_TYPE}`,
+  refuse: (message) => new EnvelopeError(JsonRpcCode.INVALID_REQUEST, message),
+};
 
-/** A refused credential is worth an HTTP status that proxies and clients act on; other errors of the factory are HTTP 200. */
-function refusalStatus(err: RpcError): number | undefined {
-  return err.code === Code.UNAUTHENTICATED ? 401 : err.code === Code.PERMISSION_DENIED ? 403 : undefined;
-}
+/** Under the A2A profile, A2A's JSON too; a refusal still asks for JSON, as §9.1 does. */
+const A2A_BODY_TYPES: BodyTypes = { ...JSON_BODY_TYPES, accepts: isA2ABodyType };
 
 /**
  * `res` with `early` (the headers the factory's first call set) under its

@@ -14,11 +14,9 @@ import {
   A2A_MEDIA_TYPE,
   A2A_TENANT,
   JSON_MEDIA_TYPE,
-  A2AErrors,
   a2aVersionCheck,
   isA2ABodyType,
   a2aVersionMatcher,
-  mediaTypeOf,
   parseA2AExtensions,
   requestedA2AVersion,
   withA2AErrorInfo,
@@ -37,6 +35,15 @@ import {
   tenantBeforeBody,
   tenantFieldOf,
 } from "../tenant.js";
+import {
+  applyContext,
+  checkBodyType,
+  handlerOf,
+  notImplemented,
+  type AnyHandler,
+  type BodyTypes,
+  type ContextRefusal,
+} from "./call-setup.js";
 import { ServerContext } from "./context.js";
 import type { HttpDialect, HttpDialectRoute } from "./http-dialect.js";
 import { withDeadline } from "./deadline.js";
@@ -61,8 +68,6 @@ export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext,
   /** `a2a` turns on the A2A HTTP+JSON rules (see design.md). Default `none`. */
   readonly profile?: "none" | "a2a";
 }
-
-type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
 /** The extensions of a request that asks for none (most): one frozen list, not one per request. */
 const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
@@ -136,7 +141,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const allMethods = allowHeader([...new Set(table.map((r) => r.method.toUpperCase()).filter((m) => m !== "*"))]);
   const unaryTimeoutMs = options.unaryTimeoutMs;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-  const h = handlers as Record<string, unknown>;
+  const bodyTypes = a2a ? A2A_BODY_TYPES : JSON_BODY_TYPES;
   const hostCheck = createHostCheck(options.allowedHosts, a2a);
   const stallTimeoutMs = stallTimeoutOf(options.stallTimeoutMs);
   // A2A: each route's top-level `tenant` field, where a tenant from the query or body can land.
@@ -280,13 +285,8 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   ): Answer {
     let ctx: ServerContext | undefined;
     try {
-      const fn = h[route.rpc];
-      if (typeof fn !== "function") {
-        const m = route.descriptor;
-        const message = `rpc ${m.parent.typeName}.${m.name} (${route.rpc}) is not implemented`;
-        // Under A2A, with the ErrorInfo every A2A error carries (what the generated stubs answer too).
-        throw a2a ? A2AErrors.notImplemented(m.name, message) : new RpcError(Code.UNIMPLEMENTED, message);
-      }
+      const fn = handlerOf(handlers, route.rpc);
+      if (fn === undefined) throw notImplemented(route, a2a);
       if (a2a && dialect === undefined) {
         const wrongVersion = versionError(requestedA2AVersion(req.header("a2a-version"), req.rawQuery));
         if (wrongVersion !== undefined) throw wrongVersion;
@@ -301,16 +301,11 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       const extensions = a2a ? req.header("a2a-extensions") : undefined;
       ctx = new ServerContext(route.rpc, tenant, req, extensions ? parseA2AExtensions(extensions) : NO_EXTENSIONS, deadline);
       if (dialect) ctx.a2aDialect = v03!.dialect.version;
-      const c: Call = { route, match, req, head, ctx, fn: fn as AnyHandler, dialect };
+      const c: Call = { route, match, req, head, ctx, fn, dialect };
       if (contextFactory) {
-        let extra: unknown;
-        try {
-          extra = contextFactory(ctx.factoryInput<Native>(route));
-        } catch (e) {
-          return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
-        }
-        if (extra instanceof Promise) return afterContext(c, extra);
-        if (extra) Object.assign(ctx, extra);
+        const refused = applyContext(contextFactory, ctx.factoryInput<Native>(route), ctx);
+        if (refused instanceof Promise) return afterContext(c, refused);
+        if (refused !== undefined) return errorResponse(refused.error, route.rpc, ctx.touchedHeaders(), "context");
       }
       return proceed(c);
     } catch (e) {
@@ -318,19 +313,19 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
     }
   }
 
-  /** Goes on once an async context factory has settled. */
-  async function afterContext(c: Call, pending: Promise<unknown>, then: (c: Call) => Answer = proceed): Promise<UniversalServerResponse> {
-    let extra: unknown;
+  /** Goes on once an async context factory has settled and its fields are merged. */
+  async function afterContext(
+    c: Call,
+    pending: Promise<ContextRefusal | undefined>,
+    then: (c: Call) => Answer = proceed,
+  ): Promise<UniversalServerResponse> {
+    let refused: ContextRefusal | undefined;
     try {
-      extra = await pending;
-    } catch (e) {
-      return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders(), "context");
-    }
-    try {
-      if (extra) Object.assign(c.ctx, extra);
+      refused = await pending;
     } catch (e) {
       return errorResponse(e, c.route.rpc, c.ctx.touchedHeaders());
     }
+    if (refused !== undefined) return errorResponse(refused.error, c.route.rpc, c.ctx.touchedHeaders(), "context");
     return then(c);
   }
 
@@ -349,14 +344,9 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
       checkPathValue(A2A_TENANT, fromBody);
       ctx.tenant = tenant;
       if (!contextFactory) return run(c, body);
-      let extra: unknown;
-      try {
-        extra = contextFactory(ctx.factoryInput<Native>(route));
-      } catch (e) {
-        return errorResponse(e, route.rpc, ctx.touchedHeaders(), "context");
-      }
-      if (extra instanceof Promise) return afterContext(c, extra, (call) => run(call, body));
-      if (extra) Object.assign(ctx, extra);
+      const refused = applyContext(contextFactory, ctx.factoryInput<Native>(route), ctx);
+      if (refused instanceof Promise) return afterContext(c, refused, (call) => run(call, body));
+      if (refused !== undefined) return errorResponse(refused.error, route.rpc, ctx.touchedHeaders(), "context");
       return run(c, body);
     } catch (e) {
       return errorResponse(e, route.rpc, ctx.touchedHeaders());
@@ -380,7 +370,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
         throw a2a && isRpcError(e) ? withA2AErrorInfo(e, "INVALID_REQUEST") : e;
       }
       if (!isBlank(text)) {
-        checkBodyType(req.header("content-type"), a2a);
+        checkBodyType(req.header("content-type"), bodyTypes, a2a);
         body = parseJsonBody(text, options.maxElements);
         if (body === null && route.body === "*") body = undefined;
       }
@@ -479,31 +469,21 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   }
 }
 
-/**
- * The media type check of a request with a body. A body without a type is
- * refused: a browser sends one cross-site without a preflight (as it does
- * text/plain), so taking it would let any page post to the agent. A2A takes
- * JSON and A2A's JSON; otherwise any JSON type (`application/*+json`).
- */
-function checkBodyType(contentType: string | undefined, a2a: boolean): void {
-  if (contentType === undefined) {
-    const message = `a request with a body needs Content-Type: ${JSON_MEDIA_TYPE}${a2a ? ` or ${A2A_MEDIA_TYPE}` : ""}`;
-    if (a2a) throw A2AErrors.contentTypeNotSupported("", message);
-    throw new RpcError(Code.INVALID_ARGUMENT, message, [], { httpStatus: 415 });
-  }
-  const type = mediaTypeOf(contentType);
-  if (a2a) {
-    if (isA2ABodyType(type)) return;
-    throw A2AErrors.contentTypeNotSupported(
-      contentType,
-      `Content-Type ${JSON.stringify(contentType)} is not supported; send ${JSON_MEDIA_TYPE} or ${A2A_MEDIA_TYPE}`,
-    );
-  }
-  if (type === JSON_MEDIA_TYPE || (type.startsWith("application/") && type.endsWith("+json"))) return;
-  throw new RpcError(Code.INVALID_ARGUMENT, `Content-Type ${JSON.stringify(contentType)} is not supported; send ${JSON_MEDIA_TYPE}`, [], {
-    httpStatus: 415,
-  });
-}
+/** HTTP+JSON's body types (see call-setup.ts's checkBodyType): any JSON type (`application/*+json`). */
+const JSON_BODY_TYPES: BodyTypes = {
+  accepts: (type) => type === JSON_MEDIA_TYPE || (type.startsWith("application/") && type.endsWith("+json")),
+  send: JSON_MEDIA_TYPE,
+  missing: `a request with a body needs Content-Type: ${JSON_MEDIA_TYPE}`,
+  refuse: (message) => new RpcError(Code.INVALID_ARGUMENT, message, [], { httpStatus: 415 }),
+};
+
+/** Under the A2A profile: JSON and A2A's JSON. */
+const A2A_BODY_TYPES: BodyTypes = {
+  ...JSON_BODY_TYPES,
+  accepts: isA2ABodyType,
+  send: `${JSON_MEDIA_TYPE} or ${A2A_MEDIA_TYPE}`,
+  missing: `a request with a body needs Content-Type: ${JSON_MEDIA_TYPE} or ${A2A_MEDIA_TYPE}`,
+};
 
 /** The `Allow` value for the methods a path is served with: HEAD beside GET, and OPTIONS. */
 function allowHeader(methods: readonly string[]): string {
