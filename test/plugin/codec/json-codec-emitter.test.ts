@@ -121,5 +121,7 @@ test("a well-known type with fields (google.protobuf.Api) is read and written by
   const content = generatedCodecFile();
   expect(content).not.toContain('$typeName: "google.protobuf.Api"');
   expect(content).toMatch(/case "api":\n\s+m\.api = readVia\(ApiSchema, v\);/);
-  expect(content).toMatch(/import \{[^}]*\bApiSchema\b[^}]*\} from "@bufbuild\/protobuf\/wkt"/);
+  // protobuf-es's own schema: from "@bufbuild/protobuf/wkt" with protoplugin 2.13, from the file's
+  // own subpath ("@bufbuild/protobuf/wkt/google/protobuf/api_pb.js") with 2.17.
+  expect(content).toMatch(/import \{[^}]*\bApiSchema\b[^}]*\} from "@bufbuild\/protobuf\/wkt(\/google\/protobuf\/api_pb\.js)?"/);
 });

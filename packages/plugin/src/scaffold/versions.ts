@@ -3,8 +3,8 @@
  * tests with (test/plugin/scaffold checks that they match its package.json).
  */
 export const scaffoldVersions = {
-  protobuf: "2.13.0",
-  protocGenEs: "2.13.0",
+  protobuf: "2.17.0",
+  protocGenEs: "2.17.0",
   buf: "1.75.0",
   connect: "2.1.2",
   express: "5.3.0",

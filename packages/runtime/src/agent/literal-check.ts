@@ -2,27 +2,38 @@
  * How the task engine decides, once per engine, that the object literals it
  * makes messages with (engine.ts: eventMakers, shapeMakers) may stand for
  * create(): they give what create() (or a copy) gives on samples, compared
- * deeply, field for field and in the same order. The schemas themselves are
- * the reference, so no list of a2a.proto's fields is kept here to go stale.
+ * deeply, field for field. The schemas themselves are the reference, so no
+ * list of a2a.proto's fields is kept here to go stale.
+ *
+ * The order of a message's own properties is not compared: nothing reads a
+ * message by it (protobuf-es's toBinary, toJson, equals and clone, and the
+ * stores, go by the schema's fields), and protobuf-es does not keep one
+ * order itself. create() of 2.13 put message fields after the others, that
+ * of 2.17 keeps the schema's order, and fromBinary and fromJson still add a
+ * message field when they read it. Compared in order, the literals would
+ * stand only for the protobuf-es they were written against, and the engine
+ * would fall back to create() with the next release that moves a field.
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 
+const isOwnField = Object.prototype.propertyIsEnumerable;
+
 /**
  * Whether two values are the same: equal primitives, or objects (messages,
- * oneof ADTs, lists, bytes) of the same prototype with the same own fields
- * in the same order, each the same. A message with defaults on its prototype
- * (proto2, editions) is not the same as an object literal.
+ * oneof ADTs, lists, bytes) of the same prototype with the same own
+ * enumerable fields, in any order, each the same (a list's indexes are its
+ * fields, so a list's order counts). A message with defaults on its
+ * prototype (proto2, editions) is not the same as an object literal.
  */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
   const ka = Object.keys(a);
-  const kb = Object.keys(b);
   return (
-    ka.length === kb.length &&
-    ka.every((k, i) => k === kb[i] && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    ka.length === Object.keys(b).length &&
+    ka.every((k) => isOwnField.call(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
   );
 }
 

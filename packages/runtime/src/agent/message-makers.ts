@@ -71,9 +71,9 @@ export interface EventMakers {
 /**
  * The event messages as object literals when the schema's messages are A2A
  * v1.0's (V8 makes a literal in nanoseconds, a copy of the zero message in a
- * hundred); each is checked once against maker()'s, field for field in the
- * same order (literal-check.ts), and a schema that differs (a newer
- * a2a.proto with other fields) keeps maker()'s.
+ * hundred); each is checked once against maker()'s, field for field
+ * (literal-check.ts), and a schema that differs (a newer a2a.proto with
+ * other fields) keeps maker()'s.
  */
 /** Exported for its test only (not from a2a-http/agent). */
 export function eventMakers(schemas: Pick<Schemas, "status" | "statusUpdate" | "artifactUpdate" | "stream">): EventMakers {
@@ -142,10 +142,11 @@ export interface ShapeMakers {
  * are A2A v1.0's (a copy of a message by Object.assign, or create() of an
  * init, costs several times as much, and keeps a message's fields out of the
  * object, in an array of their own). The literals have the fields create()
- * gives, in its order: each is checked once, on samples, to give what
- * create() or a copy gives (literal-check.ts), and a schema where any differs
- * (other fields, kinds, presence or defaults) keeps maker(), Object.assign
- * and create().
+ * gives, message fields last as fromBinary and fromJson make them (the
+ * order is not compared: literal-check.ts): each is checked once, on
+ * samples, to give what create() or a copy gives, and a schema where any
+ * differs (other fields, kinds, presence or defaults) keeps maker(),
+ * Object.assign and create().
  */
 /** Exported for its test only (not from a2a-http/agent). */
 export function shapeMakers(schemas: Pick<Schemas, "task" | "message" | "artifact" | "part">): ShapeMakers {
