@@ -15,7 +15,7 @@ import { serverFrameworks, type ServerFramework } from "../options.js";
 import { protoplugin } from "../protoplugin.js";
 import { ScaffoldError } from "./error.js";
 import { packageSpecs, type PackageSpecs } from "./package-source.js";
-import { scaffoldVersions } from "./versions.js";
+import { nodeLineFor, scaffoldVersions } from "./versions.js";
 
 export { ScaffoldError };
 
@@ -141,6 +141,8 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     // Only the Dockerfile's EXPOSE and docs: the agent picks it when it starts.
     grpcPort: (options.port ?? defaultPort) + 1,
     versions: scaffoldVersions,
+    // The Node.js line of the project (its @types/node, the Dockerfile's image): the one running the scaffold.
+    node: nodeLineFor(process.versions.node),
   };
 
   const files = new Map<string, string>([
@@ -240,7 +242,8 @@ function relativeTo(dir: string, specs: PackageSpecs): PackageSpecs {
 
 /**
  * An existing package.json with the scaffold's scripts and dependency
- * versions set, its other entries (your dependencies, scripts, fields) kept;
+ * versions set, its other entries (your dependencies, scripts, fields) kept,
+ * and its `allowScripts` entries added where yours say nothing of a package;
  * undefined when it is not a JSON object.
  */
 function mergePackageJson(existing: string, ours: string): string | undefined {
@@ -256,7 +259,8 @@ function mergePackageJson(existing: string, ours: string): string | undefined {
   for (const [key, value] of Object.entries(scaffolded)) {
     const mine = result[key];
     if (value !== null && typeof value === "object" && mine !== null && typeof mine === "object" && !Array.isArray(mine)) {
-      result[key] = { ...(mine as object), ...(value as object) };
+      // Your install-script decisions (npm install-scripts approve/deny) win over the scaffold's.
+      result[key] = key === "allowScripts" ? { ...(value as object), ...(mine as object) } : { ...(mine as object), ...(value as object) };
     } else if (!(key in result)) {
       result[key] = value;
     }
