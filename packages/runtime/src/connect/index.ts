@@ -20,7 +20,7 @@ import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_p
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
 import { applyContext, handlerOf, notImplemented, type AnyHandler } from "../server/call-setup.js";
 import { errorAnswers } from "../server/error-answer.js";
-import { defaultOnError, type ServerOptions } from "../server/options.js";
+import { onErrorOf, type ServerOptions } from "../server/options.js";
 import { checkPathBound, pathBoundFields } from "../tenant.js";
 
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
@@ -56,7 +56,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
 ): Partial<ServiceImpl<S>> {
   const a2a = options.profile === "a2a";
   const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
-  const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
+  const errors = errorAnswers(onErrorOf(options), a2a);
   const contextFactory = options.context;
   const impl: Record<string, unknown> = {};
   // The fields some HTTP binding puts in one path segment, by rpc: checked here as the path checks them.

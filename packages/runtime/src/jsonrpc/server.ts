@@ -38,7 +38,7 @@ import { ServerContext, type ContextInput } from "../server/context.js";
 import { withDeadline, type Deadline } from "../server/deadline.js";
 import { errorAnswers, streamFailure } from "../server/error-answer.js";
 import type { HttpHandlerOptions } from "../server/http-json.js";
-import { DEFAULT_BODY_LIMIT, defaultOnError, type ServerErrorInfo, type ServerOptions } from "../server/options.js";
+import { DEFAULT_BODY_LIMIT, onErrorOf, type ServerErrorInfo, type ServerOptions } from "../server/options.js";
 import {
   isBlank,
   withHandlerHeaders,
@@ -188,7 +188,7 @@ export function createJsonRpcHandler<Ctx extends HandlerContext = HandlerContext
   const responseType = options.responseType ?? JSON_MEDIA_TYPE;
   const jsonHeaders: ResponseHeaders = { "content-type": responseType };
   const versionCheck = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
-  const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
+  const errors = errorAnswers(onErrorOf(options), a2a);
   const toRpcError = errors.toRpcError;
   const contextFactory = options.context;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;

@@ -50,7 +50,7 @@ import { withDeadline } from "./deadline.js";
 import { errorAnswers, streamFailure } from "./error-answer.js";
 import { createHostCheck } from "./hosts.js";
 import { badPath } from "./mount.js";
-import { DEFAULT_BODY_LIMIT, defaultOnError, type ServerErrorInfo, type ServerOptions } from "./options.js";
+import { DEFAULT_BODY_LIMIT, onErrorOf, type ServerErrorInfo, type ServerOptions } from "./options.js";
 import {
   isBlank,
   withHandlerHeaders,
@@ -129,7 +129,7 @@ export function createHttpHandler<Ctx extends HandlerContext = HandlerContext, N
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const responseType = options.responseType ?? (a2a ? A2A_MEDIA_TYPE : JSON_MEDIA_TYPE);
   const versionError = a2aVersionCheck(options.a2aVersions ?? A2A_DEFAULT_VERSIONS);
-  const errors = errorAnswers(options.onError ?? defaultOnError, a2a);
+  const errors = errorAnswers(onErrorOf(options), a2a);
   const contextFactory = options.context;
   const jsonCodec = options.jsonCodec ?? "generated";
   const decodeOptions = a2a ? { commaLists: true, jsonCodec } : { jsonCodec };

@@ -1,0 +1,59 @@
+/**
+ * The push outbox: deliveries the task writer adds with each commit (one per
+ * push config of the task), and those added for a config stored after its
+ * event; claimed by any instance, the oldest of each config only, then
+ * removed once sent or given up, or put back for a later attempt.
+ */
+import type { Message as ProtoMessage } from "@bufbuild/protobuf";
+import type { OutboxItem, PushConfigStore, PushOutbox } from "../store.js";
+import type { SqlStoreContext } from "./context.js";
+import { keyOfRow } from "./keys.js";
+import { decodeStored } from "./message-format.js";
+import { EVENTS_CHANNEL, notifyPayload } from "./notifications.js";
+import { CLAIM_DELIVERIES, DELETE_DELIVERY, ENQUEUE_DELIVERY, NOTIFY, RETRY_DELIVERY, TASK_EVENT } from "./statements.js";
+
+export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigStore): PushOutbox {
+  const { db, instance } = ctx;
+  const outbox: PushOutbox = {
+    async enqueue(key, configId, seq) {
+      await db.query(ENQUEUE_DELIVERY, [key.tenant, key.owner, key.id, configId, seq, Date.now()]);
+      await db.query(NOTIFY, [EVENTS_CHANNEL, notifyPayload(instance, key, seq)]);
+    },
+
+    async claim(limit, claimMs) {
+      const now = Date.now();
+      const r = await db.query(CLAIM_DELIVERIES, [instance, now + claimMs, now, limit]);
+      const items: OutboxItem[] = [];
+      // RETURNING follows no order: hand them out oldest first.
+      const rows = [...r.rows].sort((a, b) => Number(a["id"]) - Number(b["id"]));
+      for (const row of rows) {
+        const key = keyOfRow(row);
+        const id = String(row["id"]);
+        try {
+          const config = await pushConfigs.get(key, String(row["config_id"]));
+          const ev = await db.query(TASK_EVENT, [key.tenant, key.owner, key.id, row["seq"]]);
+          if (!config || !ev.rows[0]) {
+            // The config was deleted, or the task is gone: nothing to send.
+            await outbox.done(id);
+            continue;
+          }
+          const event = decodeStored<ProtoMessage>(ctx.schemas().event, ev.rows[0], `event ${String(row["seq"])} of task ${key.id}`);
+          items.push({ id, key, config, event, attempts: Number(row["attempts"]) });
+        } catch (e) {
+          ctx.onError(e);
+          await outbox.done(id);
+        }
+      }
+      return items;
+    },
+
+    async done(id) {
+      await db.query(DELETE_DELIVERY, [id]);
+    },
+
+    async retry(id, attempts, nextAt) {
+      await db.query(RETRY_DELIVERY, [id, attempts, Math.floor(nextAt)]);
+    },
+  };
+  return outbox;
+}
