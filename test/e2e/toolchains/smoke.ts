@@ -1,11 +1,12 @@
 // The end-to-end smoke `npm run toolchains` runs on each pinned Node (22, 24,
 // 26; scripts/toolchains.mjs puts that Node first on the PATH, so npm, tsx and
 // the agent run on it too): the packages packed, an agent scaffolded from the
-// installed plugin and installed, generated, type-checked and tested by its
-// own `npm test`, started, SendMessage answered; then the SQL store on PGlite
-// as the docs tell a user to add it (`npm install @electric-sql/pglite`, the
-// registry's latest, with npm's default peer resolution), a task kept across
-// a restart.
+// installed plugin (with @types/node and node:<major>-slim of the Node it ran
+// on) and installed (without npm's install-script warning), generated,
+// type-checked (TypeScript 7) and tested by its own `npm test`, started,
+// SendMessage answered; then the SQL store on PGlite as the docs tell a user
+// to add it (`npm install @electric-sql/pglite`, the registry's latest, with
+// npm's default peer resolution), a task kept across a restart.
 //
 // Not part of `npm test` (its name is not *.test.ts): vitest.toolchains.config.ts runs it.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
@@ -105,7 +106,14 @@ test("a scaffolded agent installs, generates, type-checks, passes its npm test, 
     cwd: host,
   });
   expect(stdout).toContain("come from the tarballs");
-  await install(agent);
+  // The project is for the Node it was scaffolded on: that line's @types/node and Docker image.
+  const pkg = JSON.parse(readFileSync(join(agent, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+  const major = process.versions.node.split(".")[0];
+  expect(pkg.devDependencies["@types/node"]!.split(".")[0]).toBe(major);
+  expect(readFileSync(join(agent, "Dockerfile"), "utf8")).toContain(`FROM node:${major}-slim AS build\n`);
+  // Its allowScripts covers every install script in its tree: npm 11 warns of none.
+  const installed = await install(agent);
+  expect(`${installed.stdout}${installed.stderr}`).not.toMatch(/install-scripts|allowScripts/);
   await npm(agent, "run", "generate");
   await npm(agent, "run", "typecheck");
   const tested = await npm(agent, "test");
