@@ -9,6 +9,7 @@ export {
   fastifyFrameworkErrors,
   fastifyClientErrors,
   fastifyOptions,
+  healthFastify,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
 } from "./server/fastify.js";

@@ -7,3 +7,4 @@
 export { createNodeHandler, nodeHandlerOf, nodeMiddleware, serveNode, writeNodeResponse, NodeRequest } from "./server/node.js";
 export type { NodeHandler, NodeRequestInfo } from "./server/node.js";
 export { agentCardExpress } from "./server/agent-card.js";
+export { healthExpress } from "./server/node.js";

@@ -20,11 +20,14 @@ import type { AgentStore } from "./agent/store.js";
 import { connectPostgres, openPglite, redact, type SqlClient } from "./agent/sql/client.js";
 import { SchemaOutdatedError, SchemaTooNewError, SCHEMA_VERSION, checkSchema, migrate } from "./agent/sql/migrations.js";
 import { createSqlStore, type SqlStoreOptions } from "./agent/sql/store.js";
+import { sqlPing } from "./agent/sql/probe.js";
+import { consoleLogger, type Logger } from "./logger.js";
 
 export { connectPostgres, openPglite, redact } from "./agent/sql/client.js";
 export type { SqlClient, SqlQueryable, SqlRows, PostgresClientOptions, PgliteClientOptions } from "./agent/sql/client.js";
 export { migrate, checkSchema, SCHEMA_VERSION, SchemaTooNewError, SchemaOutdatedError } from "./agent/sql/migrations.js";
 export { createSqlStore } from "./agent/sql/store.js";
+export { sqlPing } from "./agent/sql/probe.js";
 export type { SqlStoreOptions } from "./agent/sql/store.js";
 export { createMemoryStore } from "./agent/memory-store.js";
 export type { MemoryStoreOptions } from "./agent/memory-store.js";
@@ -115,8 +118,14 @@ export interface OpenStoreOptions extends Omit<SqlStoreOptions, "migrate"> {
    * is always migrated: the agent owns it.
    */
   readonly migrate?: boolean;
-  /** The one line saying which store is used. Default `console.log`; `() => {}` for none. */
+  /** The one line saying which store is used. Default: the logger's `info`; `() => {}` for none. */
   readonly log?: (line: string) => void;
+  /**
+   * Where the store line goes (unless `log` is given) and, unless `onError`
+   * is given, the SQL store's errors (`error`, with `err`). Default
+   * {@link consoleLogger}: `console.log` for the line, `console.error` for errors.
+   */
+  readonly logger?: Logger;
   /** The memory store's options. */
   readonly memory?: MemoryStoreOptions;
   /** A PostgreSQL server: how long to wait for the first connection. Default 10 000 ms (pg itself waits forever). */
@@ -128,20 +137,34 @@ export interface OpenStoreOptions extends Omit<SqlStoreOptions, "migrate"> {
 /** Opens the store a spec names: `"memory"` or empty, a `postgres://` URL, or a directory. */
 export async function openStore(spec: string | undefined, options: OpenStoreOptions = {}): Promise<AgentStore> {
   const parsed = parseStoreSpec(spec);
-  const log = options.log ?? ((line: string) => console.log(line));
+  const logger = options.logger ?? consoleLogger;
+  const log = options.log ?? ((line: string) => logger.info({ store: parsed.kind }, line));
   if (parsed.kind === "memory") {
     log(`store: ${describeStore(parsed)}`);
     return createMemoryStore(options.memory);
   }
-  const { log: _log, memory: _memory, connectTimeoutMs: _t, maxConnections: _m, migrate: wantMigrate, ...sqlOptions } = options;
-  const db = await openDatabase(parsed, options);
+  const {
+    log: _log,
+    memory: _memory,
+    connectTimeoutMs: _t,
+    maxConnections: _m,
+    migrate: wantMigrate,
+    logger: given,
+    ...sqlOptions
+  } = options;
+  // The SQL store's and its driver's errors go to the logger when one is given (else their own default, the console).
+  const onError = sqlOptions.onError ?? (given ? (e: unknown) => given.error({ err: e }, "a2a-http store") : undefined);
+  const errors = onError ? { onError } : {};
+  const db = await openDatabase(parsed, { ...options, ...errors });
   let store: AgentStore;
   try {
-    store = await createSqlStore(db, { ...sqlOptions, migrate: parsed.kind === "directory" || wantMigrate === true });
+    store = await createSqlStore(db, { ...sqlOptions, ...errors, migrate: parsed.kind === "directory" || wantMigrate === true });
   } catch (e) {
     await db.close().catch(() => {});
     throw schemaError(e, parsed);
   }
+  // Readiness (agent/readiness.ts) pings the database; until createSqlStore sets its own ping.
+  store.ping ??= sqlPing(db);
   log(`store: ${describeStore(parsed)}`);
   return store;
 }

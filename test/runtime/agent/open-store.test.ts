@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { LOCK_FILE, SCHEMA_VERSION, StoreError, openPglite, openStore, parseStoreSpec } from "a2a-http/stores";
+import { storeReadiness } from "a2a-http/agent";
 import { main as cli } from "../../../packages/runtime/src/cli.js";
 import { createScratchDatabase, type ScratchDatabase } from "../../scratch-database.js";
 
@@ -82,6 +83,17 @@ describe("openStore", () => {
     await store.close?.();
   });
 
+  test("the line goes to the logger's info when no log is given (the console's by default)", async () => {
+    const events: [string, object, string | undefined][] = [];
+    const logger = {
+      info: (f: object, m?: string) => void events.push(["info", f, m]),
+      warn: (f: object, m?: string) => void events.push(["warn", f, m]),
+      error: (f: object, m?: string) => void events.push(["error", f, m]),
+    };
+    await openStore("memory", { logger });
+    expect(events).toEqual([["info", { store: "memory" }, "store: memory (tasks are lost when the agent stops)"]]);
+  });
+
   describe("a directory (PGlite)", () => {
     const dir = join(work, "nested", "store");
     beforeAll(async () => {
@@ -93,6 +105,14 @@ describe("openStore", () => {
       expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid}@[^#]+#(p|t)\\d+$`));
       await store.close?.();
       expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    }, 60_000);
+
+    test("pings its database (an agent's readiness): ready while open, not once closed", async () => {
+      const store = await openStore(dir, { log: () => {} });
+      expect(typeof store.ping).toBe("function");
+      expect(await storeReadiness(store, () => false)()).toBe(true);
+      await store.close?.();
+      expect(await storeReadiness(store, () => false)()).toBe(false);
     }, 60_000);
 
     test("is locked while open: a second open fails with one line, and close releases it", async () => {

@@ -8,6 +8,8 @@ export { createAgentHandlers } from "./engine.js";
 export { defaultOwner } from "./options.js";
 export type { AgentOptions, AgentControl, AgentCardLike } from "./options.js";
 export { createMemoryStore } from "./memory-store.js";
+export { storeReadiness, DEFAULT_PING_TIMEOUT_MS } from "./readiness.js";
+export type { ReadinessOptions } from "./readiness.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
 export { StaleVersionError, StoreFullError } from "./store.js";
 export type {

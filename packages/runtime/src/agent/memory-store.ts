@@ -292,7 +292,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     },
   };
 
-  const store: AgentStore = { tasks, pushConfigs };
+  const store: AgentStore = { tasks, pushConfigs, ping: answersAlways };
   const sync: MemoryStoreSync = {
     get,
     create,
@@ -305,6 +305,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
   const methods = [tasks.get, tasks.commit, tasks.create, pushConfigs.list, pushConfigs.put];
   syncOf.set(store, { tasks, pushConfigs, sync, methods });
   return store;
+}
+
+/** The memory store's ping: it is this process, which is running. */
+function answersAlways(): Promise<void> {
+  return Promise.resolve();
 }
 
 /** The list's order: newest status first, then id descending (so the order is total). */

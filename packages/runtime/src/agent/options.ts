@@ -71,6 +71,15 @@ export interface AgentOptions<T extends AgentTypes = AgentTypes, Card extends Ag
 export interface AgentControl {
   /** Aborts running executors (their signal fires), ends subscriptions and push delivery, closes the store. */
   close(): Promise<void>;
+  /**
+   * Whether the agent should get requests: its store answers a ping within
+   * 1 s (the memory store always does) and `close()` has not begun; never
+   * rejects. What `/readyz` serves (`healthExpress({ ready: () =>
+   * agent.ready!() })` and the other health glue, docs/deployment.md).
+   * Made by `storeReadiness` (agent/readiness.ts); optional until every
+   * engine sets it.
+   */
+  ready?(): Promise<boolean>;
 }
 
 /**

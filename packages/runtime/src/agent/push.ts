@@ -11,6 +11,7 @@ import type { LookupFunction } from "node:net";
 import { A2AErrors } from "../a2a.js";
 import { givenUp, where, type PushAttempt, type PushSender, type PushTarget } from "./push-sender.js";
 import { createWebhookGuard, WebhookNotAllowedError, type WebhookGuard } from "./webhook-guard.js";
+import { consoleLogger, type Logger } from "../logger.js";
 
 export type { PushAttempt, PushAuthentication, PushSender, PushTarget } from "./push-sender.js";
 
@@ -39,8 +40,10 @@ export interface PushOptions {
   readonly maxDelayMs?: number;
   /** Pending notifications per (task, config). Beyond, the oldest pending one is dropped and onError told. Default 1000. */
   readonly maxQueue?: number;
-  /** Hears every notification given up, dropped or refused. Default: one line of console.warn. */
+  /** Hears every notification given up, dropped or refused. Default: one line to the logger's `warn`. */
   readonly onError?: (error: Error, target: PushTarget) => void;
+  /** Where the default `onError` writes (`warn`, with the config id). Default {@link consoleLogger}: one line of console.warn. */
+  readonly logger?: Logger;
   /** For tests: all addresses of a host. Default: node:dns/promises `lookup(host, { all: true })`. */
   readonly lookup?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
 }
@@ -84,7 +87,9 @@ export function createPushSender(options: PushOptions = {}): PushSender {
   const baseDelayMs = options.baseDelayMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 30_000;
   const maxQueue = Math.max(1, options.maxQueue ?? 1000);
-  const onError = options.onError ?? ((error: Error) => console.warn(`a2a-http: ${error.message}`));
+  const logger = options.logger ?? consoleLogger;
+  const onError =
+    options.onError ?? ((error: Error, target: PushTarget) => logger.warn({ configId: target.configId }, `a2a-http: ${error.message}`));
 
   // One queue of pending deliveries per (task, config); an entry exists while its worker runs.
   const queues = new Map<string, Delivery[]>();

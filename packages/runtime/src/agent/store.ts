@@ -146,6 +146,13 @@ export interface AgentStore {
   bind?(schemas: StoreSchemas): void;
   /** Present when several agent instances share the store: see {@link SharedStore}. */
   readonly shared?: SharedStore;
+  /**
+   * Resolves once the store answered a trivial request (the SQL store: one
+   * `SELECT 1`), rejects when it cannot: what an agent's readiness asks
+   * (agent/readiness.ts), which bounds the wait and never calls it after
+   * `close()`. A store without it counts as always answering.
+   */
+  ping?(): Promise<void>;
   /** Releases what the store holds (timers, connections). */
   close?(): Promise<void>;
 }

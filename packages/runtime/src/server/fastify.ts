@@ -6,6 +6,7 @@ import { createHttpHandler, type HttpHandlerOptions } from "./http-json.js";
 import type { ResponseHeaders, UniversalHandler, UniversalServerResponse } from "./request.js";
 import { serveNode, writeNodeResponse, type NodeRequest } from "./node.js";
 import { originPath, stripMountSegments } from "./mount.js";
+import { HEALTH_PATHS, healthAnswer, type HealthOptions } from "./health.js";
 
 // The runtime does not depend on fastify: these are the few members it uses.
 interface FastifyRequestLike {
@@ -107,6 +108,32 @@ export function registerFastifyHandler(fastify: unknown, handle: UniversalHandle
   const method = [...f.supportedMethods];
   f.route({ method, url: "/", exposeHeadRoute: false, handler: routeHandler() as never });
   f.route({ method, url: "/*", exposeHeadRoute: false, handler: routeHandler() as never });
+}
+
+/**
+ * Fastify glue of the health endpoints (health.ts): a plugin adding GET (and
+ * through Fastify, HEAD) routes for `/healthz` and `/readyz`, beside the
+ * services' routes and outside any tenant path:
+ * `await app.register(healthFastify({ ready: () => agent.ready() }))`.
+ * Answers go through the reply, so the app's onSend hooks run.
+ */
+export function healthFastify(options?: HealthOptions): (fastify: unknown, _options: unknown, done: (error?: Error) => void) => void {
+  const health = healthAnswer(options);
+  return (fastify, _options, done) => {
+    const f = fastify as { get(path: string, handler: (request: unknown, reply: FastifyReplyLike) => Promise<void> | undefined): unknown };
+    for (const path of [HEALTH_PATHS.live, HEALTH_PATHS.ready]) {
+      // HEAD is Fastify's: its HEAD route runs this GET handler and drops the body.
+      f.get(path, (_request, reply) => {
+        const a = health("GET", path)!;
+        const send = (answer: Exclude<typeof a, Promise<unknown>>) =>
+          void reply.code(answer.status).headers(answer.headers).serializer(asIs).send(answer.body);
+        if (a instanceof Promise) return a.then(send);
+        send(a);
+        return undefined;
+      });
+    }
+    done();
+  };
 }
 
 /**

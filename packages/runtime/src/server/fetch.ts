@@ -8,6 +8,7 @@ import { listenerOf, type Listener } from "./hosts.js";
 import { drainBeforeClose } from "./drain.js";
 import { honoNodePair, type NodePair } from "./hono-node.js";
 import { closeWhenStalled } from "./stall.js";
+import { healthAnswer, type HealthAnswer, type HealthOptions } from "./health.js";
 
 /** Extra facts an adapter knows about a fetch request. */
 export interface FetchRequestInfo {
@@ -316,6 +317,51 @@ function honoWaitUntil(native: unknown): ((promise: Promise<unknown>) => void) |
   const hook = ctx?.waitUntil;
   // Called as the host's method: workerd's ExecutionContext checks its receiver.
   return typeof hook === "function" ? (promise) => void hook.call(ctx, promise) : undefined;
+}
+
+/**
+ * Fetch glue of the health endpoints (health.ts), for Workers, Deno, Bun:
+ * the answer to GET or HEAD of `/healthz` and `/readyz`, else undefined, so
+ * the app's own handler takes the request:
+ * `fetch: (req) => health(req) ?? app.fetch(req)`.
+ */
+export function healthFetch(options?: HealthOptions): (request: Request) => Response | Promise<Response> | undefined {
+  const health = healthAnswer(options);
+  return (request) => {
+    const a = health(request.method.toUpperCase(), pathOfUrl(request.url));
+    if (a === undefined) return undefined;
+    return a instanceof Promise ? a.then(healthResponse) : healthResponse(a);
+  };
+}
+
+/**
+ * Hono 4 glue of the health endpoints: a middleware answering GET and HEAD
+ * of `/healthz` and `/readyz`, passing every other request on; `app.use`
+ * it before the services' routes: `app.use(healthHono({ ready: () => agent.ready() }))`.
+ */
+export function healthHono(
+  options?: HealthOptions,
+): (c: { readonly req: { readonly method: string; readonly path: string } }, next: () => Promise<void>) => Promise<Response | undefined> {
+  const health = healthAnswer(options);
+  return async (c, next) => {
+    const a = health(c.req.method.toUpperCase(), c.req.path);
+    if (a === undefined) {
+      await next();
+      return undefined;
+    }
+    return healthResponse(await a);
+  };
+}
+
+function healthResponse(a: HealthAnswer): Response {
+  return new Response(a.body === "" ? null : a.body, { status: a.status, headers: a.headers });
+}
+
+/** The path and query of an absolute URL, as sent (no parsing, so no escapes changed). */
+function pathOfUrl(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = scheme >= 0 ? url.indexOf("/", scheme + 3) : url.indexOf("/");
+  return start < 0 ? "/" : url.slice(start);
 }
 
 /** How much of an over-limit body is read and dropped so that the 413 reaches the client (see node.ts). */

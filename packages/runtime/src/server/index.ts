@@ -12,7 +12,7 @@ export { DEFAULT_BODY_LIMIT } from "./options.js";
 export type { ServerErrorInfo, ServerOptions } from "./options.js";
 export type { ContextInput, ContextExtra } from "./context.js";
 export type { UniversalServerRequest, UniversalServerResponse, UniversalHandler, ResponseHeaders } from "./request.js";
-export { createFetchHandler, fetchHandlerOf } from "./fetch.js";
+export { createFetchHandler, fetchHandlerOf, healthFetch, healthHono } from "./fetch.js";
 export type { FetchHandler, FetchRequestInfo } from "./fetch.js";
 export { stripMountSegments } from "./mount.js";
 export {
@@ -28,3 +28,7 @@ export type { AgentCardSource, AgentCardOptions, AgentCardAnswer, AgentCardRespo
 export type { AllowedHosts } from "./hosts.js";
 export { allowedHostsCheck } from "./hosts.js";
 export { DEFAULT_STALL_TIMEOUT_MS } from "./stall.js";
+export { healthAnswer, healthPath, HEALTH_PATHS, DEFAULT_READY_TIMEOUT_MS } from "./health.js";
+export type { HealthAnswer, HealthOptions, HealthResponder, Readiness } from "./health.js";
+export { consoleLogger, jsonLogger, loggerFromEnv } from "../logger.js";
+export type { Logger, JsonLoggerOptions } from "../logger.js";

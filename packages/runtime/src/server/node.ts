@@ -8,6 +8,7 @@ import { originPath } from "./mount.js";
 import { closeWhenStalled } from "./stall.js";
 import { listenerOf, type Listener } from "./hosts.js";
 import { discardRest, drainBeforeClose } from "./drain.js";
+import { healthAnswer, type HealthAnswer, type HealthOptions } from "./health.js";
 
 /** Extra facts an adapter knows about a node request. */
 export interface NodeRequestInfo {
@@ -306,4 +307,31 @@ export function nodeMiddleware(handle: NodeHandler): (req: IncomingMessage, res:
   return (req, res, next) => {
     handle(req, res, { url: req.url ?? "/", native: req, next: () => next() }).catch(next);
   };
+}
+
+/**
+ * Express (or node:http) glue of the health endpoints (health.ts): a
+ * middleware answering GET and HEAD of `/healthz` and `/readyz` and passing
+ * every other request to `next`; mount it before the services, outside any
+ * tenant path: `app.use(healthExpress({ ready: () => agent.ready() }))`.
+ * Without `next` (a bare node:http server) another request gets a 404.
+ */
+export function healthExpress(
+  options?: HealthOptions,
+): (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void {
+  const health = healthAnswer(options);
+  return (req, res, next) => {
+    const a = health((req.method ?? "GET").toUpperCase(), originPath(req.url ?? "/"));
+    if (a === undefined) {
+      if (next) next();
+      else res.writeHead(404, { "content-length": "0" }).end();
+    } else if (a instanceof Promise) a.then((answer) => writeHealth(res, answer), next ?? (() => res.destroy()));
+    else writeHealth(res, a);
+  };
+}
+
+function writeHealth(res: ServerResponse, a: HealthAnswer): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(a.status, a.headers);
+  res.end(a.body);
 }

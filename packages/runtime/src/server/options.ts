@@ -4,6 +4,7 @@ import type { JsonCodec } from "../transcoding/index.js";
 import type { HandlerContext } from "../route-binding.js";
 import type { ContextExtra, ContextInput } from "./context.js";
 import type { AllowedHosts } from "./hosts.js";
+import { consoleLogger, type Logger } from "../logger.js";
 
 /** Default request body limit: 4 MiB. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -64,9 +65,15 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   readonly allowedHosts?: AllowedHosts;
   /**
    * Called with every error that is not an {@link RpcError} (those answer 500
-   * INTERNAL without the error's message). Default: `console.error`.
+   * INTERNAL without the error's message). Default: the logger's `error`,
+   * with the error (`err`), the rpc and the phase.
    */
   readonly onError?: (error: unknown, info: ServerErrorInfo) => void;
+  /**
+   * Where the default `onError` writes (a pino logger, say, or
+   * `jsonLogger()`). Default {@link consoleLogger}: `console.error`.
+   */
+  readonly logger?: Logger;
   /**
    * How request and response JSON is read and written. `generated` (default):
    * the codecs of the route table (plugin option `json_codec`), giving exactly
@@ -109,5 +116,16 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
 
 /** The default `onError`: the error on the console, with the rpc and phase. */
 export function defaultOnError(error: unknown, info: ServerErrorInfo): void {
-  console.error(`protoc-gen-a2a-http: ${info.rpc ?? "request"} failed (${info.phase}):`, error);
+  logError(consoleLogger, error, info);
+}
+
+/** The `onError` of these options: theirs, else the error to their logger (the console by default). */
+export function onErrorOf(options: Pick<ServerOptions, "onError" | "logger">): (error: unknown, info: ServerErrorInfo) => void {
+  if (options.onError) return options.onError;
+  const logger = options.logger;
+  return logger ? (error, info) => logError(logger, error, info) : defaultOnError;
+}
+
+function logError(logger: Logger, error: unknown, info: ServerErrorInfo): void {
+  logger.error({ err: error, rpc: info.rpc, phase: info.phase }, `protoc-gen-a2a-http: ${info.rpc ?? "request"} failed (${info.phase})`);
 }
