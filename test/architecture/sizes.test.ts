@@ -18,7 +18,6 @@ const ALLOWED: Record<string, number> = {
   "packages/runtime/src/jsonrpc/server.ts#createJsonRpcHandler": 444,
   "packages/runtime/src/server/http-json.ts#createHttpHandler": 365,
   "packages/runtime/src/router.ts#createRouter": 233,
-  "packages/runtime/src/agent/memory-store.ts#createMemoryStore": 214,
 };
 
 interface Finding {

@@ -243,24 +243,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
 
     async list(query: TaskQuery): Promise<TaskPage> {
       sweep();
-      const matching: Entry[] = [];
-      for (const e of scopeOf(query)?.values() ?? []) {
-        if (query.contextId !== "" && e.task.contextId !== query.contextId) continue;
-        if (query.state !== 0 && (e.task.status?.state ?? 0) !== query.state) continue;
-        if (query.updatedSince !== undefined && e.updatedAt < query.updatedSince) continue;
-        matching.push(e);
-      }
-      matching.sort((a, b) => order(positionOf(a), positionOf(b)));
-      const after = query.after;
-      const start = after === undefined ? 0 : matching.findIndex((e) => order(positionOf(e), after) > 0);
-      const from = start < 0 ? matching.length : start;
-      const page = matching.slice(from, from + query.pageSize);
-      const last = page[page.length - 1];
-      return {
-        tasks: page.map((e) => e.task),
-        total: matching.length,
-        next: last && from + page.length < matching.length ? positionOf(last) : undefined,
-      };
+      return listPage(scopeOf(query)?.values(), query);
     },
 
     async events(key, afterSeq) {
@@ -270,27 +253,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
     },
   };
 
-  const pushConfigs: PushConfigStore = {
-    async put(key, config) {
-      const e = mustFind(key);
-      if (!e) return;
-      const configs = (e.pushConfigs ??= new Map());
-      if (!configs.has(config.id) && configs.size >= maxConfigs) {
-        throw new StoreFullError(`a task takes at most ${maxConfigs} push notification configs`);
-      }
-      configs.set(config.id, config);
-    },
-    async get(key, id) {
-      return mustFind(key)?.pushConfigs?.get(id);
-    },
-    async list(key) {
-      return [...(mustFind(key)?.pushConfigs?.values() ?? [])];
-    },
-    async delete(key, id) {
-      const e = mustFind(key);
-      return e ? (e.pushConfigs?.delete(id) ?? false) : false;
-    },
-  };
+  const pushConfigs = pushConfigStore(mustFind, maxConfigs);
 
   const store: AgentStore = { tasks, pushConfigs, ping: answersAlways };
   const sync: MemoryStoreSync = {
@@ -310,6 +273,53 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AgentStore 
 /** The memory store's ping: it is this process, which is running. */
 function answersAlways(): Promise<void> {
   return Promise.resolve();
+}
+
+/** One ListTasks page of an owner's tasks (`entries`), newest status first. */
+function listPage(entries: Iterable<Entry> | undefined, query: TaskQuery): TaskPage {
+  const matching: Entry[] = [];
+  for (const e of entries ?? []) {
+    if (query.contextId !== "" && e.task.contextId !== query.contextId) continue;
+    if (query.state !== 0 && (e.task.status?.state ?? 0) !== query.state) continue;
+    if (query.updatedSince !== undefined && e.updatedAt < query.updatedSince) continue;
+    matching.push(e);
+  }
+  matching.sort((a, b) => order(positionOf(a), positionOf(b)));
+  const after = query.after;
+  const start = after === undefined ? 0 : matching.findIndex((e) => order(positionOf(e), after) > 0);
+  const from = start < 0 ? matching.length : start;
+  const page = matching.slice(from, from + query.pageSize);
+  const last = page[page.length - 1];
+  return {
+    tasks: page.map((e) => e.task),
+    total: matching.length,
+    next: last && from + page.length < matching.length ? positionOf(last) : undefined,
+  };
+}
+
+/** The push configs, kept on their task's entry (`find`: the live entry of a key), at most `maxConfigs` each. */
+function pushConfigStore(find: (key: TaskKey) => Entry | undefined, maxConfigs: number): PushConfigStore {
+  return {
+    async put(key, config) {
+      const e = find(key);
+      if (!e) return;
+      const configs = (e.pushConfigs ??= new Map());
+      if (!configs.has(config.id) && configs.size >= maxConfigs) {
+        throw new StoreFullError(`a task takes at most ${maxConfigs} push notification configs`);
+      }
+      configs.set(config.id, config);
+    },
+    async get(key, id) {
+      return find(key)?.pushConfigs?.get(id);
+    },
+    async list(key) {
+      return [...(find(key)?.pushConfigs?.values() ?? [])];
+    },
+    async delete(key, id) {
+      const e = find(key);
+      return e ? (e.pushConfigs?.delete(id) ?? false) : false;
+    },
+  };
 }
 
 /** The list's order: newest status first, then id descending (so the order is total). */
