@@ -15,6 +15,9 @@
  * the agent may share (see docs/agent.md, Stores). With --tenant, every interface carries that tenant, so A2A clients put it
  * in the path (`/name/tasks/...`) or the request's `tenant` field; the routes
  * without a tenant still work. `--grpc-port -1` (or `off`) turns gRPC off.
+ * GET /healthz (the process serves) and /readyz (the store answers; 503 once
+ * stopping) are for probes and load balancers (docs/deployment.md, Health).
+ * `LOG_FORMAT=json` writes one JSON object per line instead of text.
  */
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
@@ -27,9 +30,19 @@ import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { A2A_AGENT_CARD_PATHS, agentCardHono, allowedHostsCheck, type AllowedHosts } from "a2a-http/server";
-import { agentCardExpress } from "a2a-http/node";
-import { agentCardFastify, fastifyOptions } from "a2a-http/fastify";
+import {
+  A2A_AGENT_CARD_PATHS,
+  agentCardHono,
+  allowedHostsCheck,
+  consoleLogger,
+  healthHono,
+  loggerFromEnv,
+  type AllowedHosts,
+  type Logger,
+} from "a2a-http/server";
+import { agentCardExpress, healthExpress } from "a2a-http/node";
+import { agentCardFastify, fastifyOptions, healthFastify } from "a2a-http/fastify";
+import { storeReadiness } from "a2a-http/agent";
 import { createPushSender } from "a2a-http/push";
 import { StoreError, openStore } from "a2a-http/stores";
 import { A2AService, AgentCardSchema } from "../gen/a2a_pb.js";
@@ -139,9 +152,12 @@ export async function startExampleAgent(options: {
   /** A PostgreSQL server: apply missing migrations at start (default: only check the schema). */
   migrate?: boolean;
   log?: (line: string) => void;
+  /** Where the runtime's errors and warnings go (servers, push sender, store). Default: the console. */
+  logger?: Logger;
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
-  const serverOptions = options.allowedHosts ? { allowedHosts: options.allowedHosts } : {};
+  const logger = options.logger ?? consoleLogger;
+  const serverOptions = { ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), logger };
   // The card and the docs pages answer the same Host values as the services; the
   // card lists the gRPC port to v0.3 clients when it serves them (known once it listens).
   const cardOptions = () => ({ ...serverOptions, ...(grpc?.servesV03 ? { a2aV03Grpc: true } : {}) });
@@ -158,10 +174,16 @@ export async function startExampleAgent(options: {
       : conformanceCard(url, options.tenant ?? "", interfaces(), kind === "conformance-restricted");
   const card = () => toJson(AgentCardSchema, agentCard());
   // An agent on loopback is a local one: its webhooks may be local and plain http too.
-  const pushSender = createPushSender(isLoopback(host) ? { allow: { http: true, addresses: ["127.0.0.0/8", "::1/128"] } } : {});
+  const pushSender = createPushSender({
+    logger,
+    ...(isLoopback(host) ? { allow: { http: true, addresses: ["127.0.0.0/8", "::1/128"] } } : {}),
+  });
   // Opened before the servers listen: a store that cannot open stops the agent before it takes requests.
   let storeLine = "";
-  const store = await openStore(options.store, { migrate: options.migrate ?? false, log: (line) => (storeLine = line) });
+  const store = await openStore(options.store, { migrate: options.migrate ?? false, logger, log: (line) => (storeLine = line) });
+  // /readyz: the store answers, and the agent is not stopping (503 from the start of close(), before the servers stop).
+  let closing = false;
+  const health = { ready: storeReadiness(store, () => closing) };
   const handlers =
     kind === "example"
       ? createExampleAgent({ log, card: agentCard, pushSender, store })
@@ -190,6 +212,7 @@ export async function startExampleAgent(options: {
     ...(grpc ? { grpcTarget: grpc.target } : {}),
     store: storeLine.replace(/^store: /, ""),
     close: async () => {
+      closing = true;
       await Promise.all([http.close(), grpc?.close()]);
       await handlers.close();
     },
@@ -200,6 +223,8 @@ export async function startExampleAgent(options: {
     switch (options.framework) {
       case "express": {
         const app = express();
+        // Health first: no Host check, no A2A-Version, never under a tenant.
+        app.use(healthExpress(health));
         const serveCard = agentCardExpress(card, cardOptions());
         for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         app.use((req, res, next) => {
@@ -229,6 +254,7 @@ export async function startExampleAgent(options: {
         const app = Fastify(
           fastifyOptions({ profile: "a2a", ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }),
         );
+        await app.register(healthFastify(health));
         const serveCard = agentCardFastify(card, cardOptions());
         for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
@@ -246,6 +272,7 @@ export async function startExampleAgent(options: {
       }
       case "hono": {
         const app = new Hono();
+        app.use(healthHono(health));
         const serveCard = agentCardHono(card, cardOptions());
         for (const path of A2A_AGENT_CARD_PATHS) app.get(path, serveCard);
         for (const path of ["/openapi.json", "/docs", "/docs/*"]) {
@@ -307,7 +334,11 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
                start (otherwise run npx a2a-http migrate --url ... first)
 
 On a loopback host the agent delivers push notifications to local and plain
-http:// webhooks too; on any other host only to public https:// ones.`;
+http:// webhooks too; on any other host only to public https:// ones.
+
+GET /healthz answers 200 while the process serves, GET /readyz 200 while the
+store answers (503 once stopping): for probes and load balancers. With the
+environment variable LOG_FORMAT=json the agent logs one JSON object per line.`;
 
 /** --allowed-hosts: "any", or a comma-separated list. */
 function allowedHostsFlag(text: string): AllowedHosts {
@@ -401,6 +432,8 @@ async function main(): Promise<void> {
     }
     (grpcLimits as Record<string, number>)[key] = n;
   }
+  // LOG_FORMAT=json: one JSON object per line (the runtime's errors and warnings too); else text as always.
+  const logger = loggerFromEnv(process.env);
   let agent: RunningAgent;
   try {
     agent = await startExampleAgent({
@@ -414,7 +447,8 @@ async function main(): Promise<void> {
       agent: kind,
       store: values.store,
       migrate: values.migrate,
-      log: (line) => console.log(`[agent] ${line}`),
+      log: (line) => logger.info({ source: "executor" }, `[agent] ${line}`),
+      logger,
     });
   } catch (e) {
     // A store that cannot open: one line that says what to do.
@@ -430,17 +464,19 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  console.log(`generated code: ${new URL("../gen/", import.meta.url).pathname}`);
-  console.log(`${kind} agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
-  if (agent.grpcTarget) console.log(`gRPC, gRPC-Web and Connect (HTTP/2; A2A v1.0 and v0.3) on ${agent.grpcTarget}`);
-  console.log(`agent card: ${agent.url}${cardPath}`);
-  console.log(`store: ${agent.store}`);
-  console.log(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);
+  const say = (line: string) => logger.info({}, line);
+  say(`generated code: ${new URL("../gen/", import.meta.url).pathname}`);
+  say(`${kind} agent (${framework}): HTTP+JSON on ${agent.url}, JSON-RPC on ${agent.jsonRpcUrl}`);
+  if (agent.grpcTarget) say(`gRPC, gRPC-Web and Connect (HTTP/2; A2A v1.0 and v0.3) on ${agent.grpcTarget}`);
+  say(`agent card: ${agent.url}${cardPath}`);
+  say(`store: ${agent.store}`);
+  say(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);
+  say(`health: ${agent.url}/healthz (live), ${agent.url}/readyz (ready)`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping`);
+    say(`${signal}: stopping`);
     void agent.close().then(() => process.exit(0));
   };
   process.once("SIGINT", () => stop("SIGINT"));

@@ -25,6 +25,7 @@ import { a2aServiceHono } from "../../../gen/a2a_http_hono.js";
 import { createFetchHandler } from "a2a-http/server";
 import { A2AServiceRoutes } from "../../../gen/a2a_http.js";
 import { AgentCardSchema } from "../../../gen/a2a_pb.js";
+import { startExampleAgent } from "../../../example/server.js";
 import { create } from "@bufbuild/protobuf";
 
 const settle = async (a: HealthAnswer | Promise<HealthAnswer> | undefined) => a && (await a);
@@ -286,3 +287,19 @@ for (const framework of ["express", "fastify", "hono", "fetch"] as const) {
     });
   });
 }
+
+describe("the example agent mounts them on every framework", () => {
+  for (const framework of ["express", "fastify", "hono"] as const) {
+    test(framework, async () => {
+      const agent = await startExampleAgent({ framework, port: 0, grpcPort: -1, allowedHosts: ["agent.example"] });
+      try {
+        for (const path of ["/healthz", "/readyz"]) {
+          const r = await call(agent.url, path, { headers: { host: "10.1.2.3:8080" } });
+          expect([path, r.status, r.headers["cache-control"], r.body]).toEqual([path, 200, "no-store", '{"status":"ok"}']);
+        }
+      } finally {
+        await agent.close();
+      }
+    });
+  }
+});
