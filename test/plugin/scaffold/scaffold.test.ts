@@ -63,7 +63,7 @@ function startWith(
   dir: string,
   env: Record<string, string>,
   dotBin = join(dir, "node_modules", ".bin"),
-): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string }> {
+): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string; stdout: () => string }> {
   const child = spawn(join(dotBin, "tsx"), ["src/main.ts"], {
     cwd: dir,
     env: { ...process.env, HOST: "127.0.0.1", ...env },
@@ -76,7 +76,7 @@ function startWith(
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) resolvePromise({ url: m[1]!, child, exited, stderr: () => err });
+      if (m) resolvePromise({ url: m[1]!, child, exited, stderr: () => err, stdout: () => out });
     });
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
@@ -176,6 +176,12 @@ describe.each(["express", "fastify", "hono"])("scaffold --framework %s", (framew
     const server = await start(dir, dotBin);
     const { url } = server;
     try {
+      // Health for probes: no A2A-Version, any Host (a probe's is the pod's address), no-store.
+      for (const path of ["/healthz", "/readyz"]) {
+        expect(await statusWithHost(url, `GET ${path} HTTP/1.1`, "10.1.2.3:8080"), path).toBe(200);
+        const h = await fetch(url + path);
+        expect([path, h.headers.get("cache-control"), await h.text()]).toEqual([path, "no-store", '{"status":"ok"}']);
+      }
       const cardRes = await fetch(url + "/.well-known/agent-card.json");
       expect(cardRes.status).toBe(200);
       expect(cardRes.headers.get("etag")).toBeTruthy();
@@ -459,6 +465,19 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
     }
   }, 60_000);
 
+  test("LOG_FORMAT=json: each line it logs is one JSON object", async () => {
+    const server = await startWith(dir, { PORT: "0", GRPC_PORT: "off", LOG_FORMAT: "json" });
+    try {
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    const lines = server.stdout().trim().split("\n");
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ level: "info", time: expect.any(String), msg: expect.any(String) });
+    expect(lines[0]).toContain("agent listening on");
+  }, 60_000);
+
   test.each([
     [{ PORT: "abc" }, "PORT=abc is not a port: give a number from 0 (any free port) to 65535"],
     [{ PORT: "70000" }, "PORT=70000 is not a port"],
@@ -537,6 +556,8 @@ test("a service that is not A2A's gets handler stubs, which stop type-checking w
   try {
     const ping = await fetch(`${started.url}/ping`);
     expect(ping.status).toBe(501);
+    // Health without the engine: ready until close() begins.
+    expect((await fetch(`${started.url}/readyz`)).status).toBe(200);
   } finally {
     expect(await stop(started)).toBe(0);
   }
