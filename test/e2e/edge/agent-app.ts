@@ -2,7 +2,8 @@
  * The example agent (example/agent.ts: its executor on the task engine with
  * the memory store) as one fetch handler, the way an app on Bun, Deno or a
  * Worker serves it: the card at /.well-known/agent-card.json, HTTP+JSON at `/`
- * and JSON-RPC at `/jsonrpc`, through the generated Hono adapters.
+ * and JSON-RPC at `/jsonrpc`, through the generated Hono adapters; /healthz
+ * and /readyz through healthHono.
  *
  * One route is the tests' own: GET /__edge/aborted lists the `x-edge-probe`
  * header of every streaming call whose handler saw its signal fire, so a
@@ -11,7 +12,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { Hono } from "hono";
 import type { HandlerContext } from "a2a-http";
-import { agentCardHono } from "a2a-http/server";
+import { agentCardHono, healthHono } from "a2a-http/server";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../../../gen/a2a_http_hono.js";
 import type { A2AServiceHandlers } from "../../../gen/a2a_http.js";
 import { AgentCardSchema } from "../../../gen/a2a_pb.js";
@@ -50,8 +51,11 @@ export function createEdgeAgent(): EdgeFetch {
   let app: Hono | undefined;
   const appOnce = () => {
     if (app) return app;
-    const handlers = watchAborts(createExampleAgent({ card, stepMs: 50 }), aborted);
+    const agent = createExampleAgent({ card, stepMs: 50 });
+    const handlers = watchAborts(agent, aborted);
     app = new Hono();
+    // /healthz and /readyz, before everything (the memory store always answers; the engine's ready() once it has one).
+    app.use(healthHono({ ready: () => agent.ready?.() ?? true }));
     app.get(
       "/.well-known/agent-card.json",
       agentCardHono(() => toJson(AgentCardSchema, card())),

@@ -71,6 +71,14 @@ export function edgeSuite(name: RuntimeName): void {
         ? createA2AServiceClient({ baseUrl: `${edge.agentUrl}/jsonrpc`, transport: "jsonrpc" })
         : createA2AServiceClient({ baseUrl: edge.agentUrl });
 
+    test("serves /healthz and /readyz without A2A-Version, no-store", async () => {
+      for (const path of ["/healthz", "/readyz"]) {
+        const answer = await fetch(`${edge.agentUrl}${path}`);
+        expect([path, answer.status, answer.headers.get("cache-control")]).toEqual([path, 200, "no-store"]);
+        expect(await answer.json()).toEqual({ status: "ok" });
+      }
+    });
+
     test("serves the agent card, v1.0's alone to a v1.0 request and with v0.3's fields to a v0.3 one", async () => {
       type Card = { name: string; supportedInterfaces: { url: string; protocolBinding: string }[]; url?: string; protocolVersion?: string };
       const answer = await fetch(`${edge.agentUrl}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
