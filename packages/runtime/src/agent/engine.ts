@@ -28,7 +28,7 @@
  * - **Shutdown** (`close()`): no run starts, live executors' signals fire,
  *   they get a bounded time to return, and a task left unfinished is FAILED.
  */
-import type { DescService } from "@bufbuild/protobuf";
+import { equals, type DescService } from "@bufbuild/protobuf";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
 import type { HandlerContext } from "../route-binding.js";
 import { DistributedExecution } from "./execution-distributed.js";
@@ -48,7 +48,7 @@ import { Subscribers } from "./subscribers.js";
 import { taskChanges } from "./task-changes.js";
 import { TaskLocks } from "./task-lock.js";
 import { TaskWriter } from "./task-writer.js";
-import type { AgentExecutor, AgentTypes } from "./types.js";
+import type { AgentExecutor, AgentTypes, TaskLike } from "./types.js";
 
 /** How long `close()` waits for aborted executors to return. */
 const SHUTDOWN_WAIT_MS = 5_000;
@@ -101,7 +101,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
         onError,
       })
     : new LocalExecution(store, mem, push, pushSender, onError);
-  const writer = new TaskWriter({ store, mem, subscribers, execution, locks, runs, push, changes });
+  const sameTask = (a: TaskLike, b: TaskLike) => equals(schemas.task, a as never, b as never);
+  const writer = new TaskWriter({ store, mem, subscribers, execution, locks, runs, push, changes, sameTask });
   const lifecycle = new RunLifecycle<T>({ executor, schemas, writer, runs, subscribers, changes, onError });
 
   const handlers: Record<string, Handler> = {

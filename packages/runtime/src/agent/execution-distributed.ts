@@ -9,6 +9,15 @@
  * - Leases: while a run here works on a task, its lease is renewed every
  *   third of its length; an instance that stops renewing (it died or lost the
  *   database) has its tasks FAILED by whichever instance sweeps them first.
+ *   Leases survive outages of the database, however long: an instance whose
+ *   renewal failed tries again every RENEW_RETRY_MS (at most a tenth of a
+ *   lease) until it succeeds, and an instance sweeps only once it has itself
+ *   been connected for a whole lease. Why that suffices: the database came
+ *   back at T; a sweeper sweeps at T + lease at the earliest; a live
+ *   instance's first renewal after T succeeds by T + a tenth of a lease (plus
+ *   its statement's time) and holds its leases past T + 1.1 leases. So only
+ *   an instance that stayed away from the database for a whole lease after it
+ *   came back (dead, or cut off from it alone) loses its tasks.
  * - Push deliveries wait in the store's outbox, written with their event;
  *   any instance with a push sender sends them.
  */
@@ -28,6 +37,8 @@ import { stateName, stateOfEvent, statusTime } from "./task-state.js";
 
 /** Tasks the sweeper ends per round when their instance stopped. */
 const SWEEP_BATCH = 50;
+/** How soon a failed renewal is tried again (also at most a tenth of the lease). */
+const RENEW_RETRY_MS = 1_000;
 
 export interface DistributedExecutionDeps {
   readonly store: AgentStore;
@@ -52,6 +63,11 @@ export class DistributedExecution implements Execution {
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly outbox: OutboxWorker | undefined;
   private unwatch: (() => Promise<void>) | undefined;
+  /** Since when this instance's statements have succeeded without a break (undefined: not since its last failure). */
+  private connectedSince: number | undefined;
+  /** When the leases are next renewed; 0 after a failed renewal (tried again at the next short tick). */
+  private renewAt = 0;
+  private renewFailing = false;
 
   constructor(private readonly deps: DistributedExecutionDeps) {
     const shared = (this.shared = deps.shared);
@@ -64,7 +80,7 @@ export class DistributedExecution implements Execution {
         (stop) => void (this.unwatch = stop),
         (e: unknown) => deps.onError(e),
       );
-    this.every(Math.max(10, Math.floor(shared.leaseMs / 3)), () => this.renewLeases());
+    this.every(Math.max(10, Math.min(RENEW_RETRY_MS, Math.floor(shared.leaseMs / 10))), () => this.renewLeases());
     this.every(Math.max(10, Math.floor(shared.leaseMs / 2)), () => this.sweepExpired());
     if (deps.hasPush && deps.pushSender) {
       this.outbox = startOutboxWorker(shared.outbox, deps.pushSender, { body: deps.push.outboxBody, onError: deps.onError });
@@ -148,25 +164,50 @@ export class DistributedExecution implements Execution {
 
   /** After notifications may have been lost: every task followed here catches up from the store. */
   private onMissedEvents(): void {
+    // The listening connection came back: the database may have been away, so no sweep for a lease from now.
+    this.connectedSince = Date.now();
     const keys = new Map<string, TaskKey>();
     for (const run of this.deps.runs.liveRuns()) if (!run.done) keys.set(run.topic, run.key);
     for (const topic of this.deps.subscribers.topics()) if (!keys.has(topic)) keys.set(topic, keyOfTopic(topic));
     for (const [topic, key] of keys) this.onRemoteEvent(key, (this.deps.subscribers.handedUpTo(topic) ?? 0) + 1);
   }
 
-  /** The leases of the tasks whose executors run here, renewed well before they lapse. */
+  /** The leases of the tasks whose executors run here, renewed every third of a lease, and soon again after a failure. */
   private async renewLeases(): Promise<void> {
+    const now = Date.now();
+    if (now < this.renewAt) return;
     const keys = this.deps.runs
       .liveRuns()
       .filter((r) => !r.done && !r.unstored && !r.reply)
       .map((r) => r.key);
-    await this.shared.renew(keys);
+    try {
+      await this.shared.renew(keys);
+    } catch (e) {
+      this.renewAt = 0;
+      this.connectedSince = undefined;
+      // Reported once per outage, not at every try.
+      if (this.renewFailing) return;
+      this.renewFailing = true;
+      throw e;
+    }
+    this.renewFailing = false;
+    this.renewAt = now + Math.floor(this.shared.leaseMs / 3);
   }
 
   /** Ends the tasks of instances that stopped renewing their leases (they died or lost the database). */
   private async sweepExpired(): Promise<void> {
     const { runs, changes, locks, subscribers } = this.deps;
-    for (const t of await this.shared.expired(SWEEP_BATCH)) {
+    let expired: Awaited<ReturnType<SharedStore["expired"]>>;
+    try {
+      expired = await this.shared.expired(SWEEP_BATCH);
+    } catch (e) {
+      this.connectedSince = undefined;
+      throw e;
+    }
+    this.connectedSince ??= Date.now();
+    // Not until this instance has been connected for a whole lease: the owners of those leases may just be back too.
+    if (Date.now() - this.connectedSince < this.shared.leaseMs) return;
+    for (const t of expired) {
       const topic = topicOf(t.key);
       // Our own lease lapsed while the run goes on here (a stalled event loop): renewing is the answer, not failing.
       if (t.holder === this.shared.instance && runs.liveOn(topic, true)) continue;

@@ -11,7 +11,7 @@ export { createMemoryStore } from "./memory-store.js";
 export { storeReadiness, DEFAULT_PING_TIMEOUT_MS } from "./readiness.js";
 export type { ReadinessOptions } from "./readiness.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
-export { StaleVersionError, StoreFullError } from "./store.js";
+export { StaleVersionError, StoreFullError, StoreUnavailableError } from "./store.js";
 export type {
   AgentStore,
   TaskStore,

@@ -20,11 +20,11 @@ import type { PushSender } from "./push-sender.js";
 import { LazyAbort, newRun, type Run } from "./run.js";
 import type { RunLifecycle } from "./run-lifecycle.js";
 import type { RunTable } from "./run-table.js";
-import type { AgentStore, PushConfigLike, TaskKey } from "./store.js";
+import { StoreUnavailableError, type AgentStore, type PushConfigLike, type TaskKey } from "./store.js";
 import type { Subscribers } from "./subscribers.js";
 import type { TaskChanges } from "./task-changes.js";
 import type { TaskLocks } from "./task-lock.js";
-import { endsStream, endsTask, stateName } from "./task-state.js";
+import { endsStream, endsTask, endsTurn, stateName } from "./task-state.js";
 import { TaskStream } from "./task-stream.js";
 import { checkHistoryLength, view } from "./task-view.js";
 import type { TaskWriter } from "./task-writer.js";
@@ -102,7 +102,7 @@ export function sendRpcs<T extends AgentTypes>(deps: SendRpcDeps<T>) {
     runs.hold(run);
     // Asked to answer at once: the task must exist before the executor has said anything.
     if (config?.returnImmediately) {
-      return settingUp(run, () => locks.run(run.topic, async () => writer.storeFirst(run))).then(() =>
+      return settingUp(run, () => locks.run(run.topic, async () => writer.storeFirst(run, false))).then(() =>
         lifecycle.launch(run, ctx, stream, message, snapshot, false),
       );
     }
@@ -180,7 +180,20 @@ export function sendRpcs<T extends AgentTypes>(deps: SendRpcDeps<T>) {
       if (!stored) throw A2AErrors.taskNotFound(run.key.id);
       return { payload: { case: "task", value: view(stored.task, config?.historyLength) } };
     };
-    return mem ? answer(mem.get(run.key, run.entry)) : store.tasks.get(run.key).then(answer);
+    if (mem) return answer(mem.get(run.key, run.entry));
+    // The task as this run last stored it, when that ended its turn: no read that could fail once the task exists.
+    const last = run.latest;
+    if (last && endsTurn(last.task.status?.state ?? 0)) return answer(last);
+    return store.tasks.get(run.key).then(answer, (e: unknown) => {
+      if (!(e instanceof StoreUnavailableError)) throw e;
+      // The store went away after the task was stored: what this run stored last, else an error that names the task.
+      if (last) return answer(last);
+      throw new StoreUnavailableError(
+        false,
+        e,
+        `task ${run.key.id} was created, but the agent's task store cannot be reached now to answer it; get it with GetTask shortly`,
+      );
+    });
   }
 
   return {

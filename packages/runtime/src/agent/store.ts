@@ -14,6 +14,7 @@
  * write), and never hands a stored object to code that could.
  */
 import type { DescMessage, Message as ProtoMessage } from "@bufbuild/protobuf";
+import { Code, RpcError } from "../errors.js";
 import type { TaskLike } from "./types.js";
 
 /** Who a task belongs to, and its id. */
@@ -75,6 +76,27 @@ export class StaleVersionError extends Error {
   ) {
     super(`task ${key.id} is at version ${actual}, not ${expected}`);
     this.name = "StaleVersionError";
+  }
+}
+
+/**
+ * Thrown by a store that cannot be reached now (its connection failed, the
+ * server is shutting down or out of connections, a statement timed out): a
+ * transient fault, not the request's. A write that failed so may have been
+ * made all the same (`mayHaveWritten`): the engine reads the task again
+ * before it tries the write anew (task-writer.ts). It is an RpcError
+ * (UNAVAILABLE) so that a request that meets it answers 503 / UNAVAILABLE,
+ * which a client may retry, with a message that names no internals (the
+ * store's error is the `cause`).
+ */
+export class StoreUnavailableError extends RpcError {
+  constructor(
+    readonly mayHaveWritten: boolean,
+    cause: unknown,
+    message = "the agent's task store cannot be reached now; try again shortly",
+  ) {
+    super(Code.UNAVAILABLE, message, [], { cause });
+    this.name = "StoreUnavailableError";
   }
 }
 

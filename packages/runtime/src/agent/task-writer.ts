@@ -18,7 +18,7 @@ import type { MemoryStoreSync, MemoryTaskHandle } from "./memory-store.js";
 import type { PushDispatch } from "./push-dispatch.js";
 import { DONE, type Run } from "./run.js";
 import type { RunTable } from "./run-table.js";
-import { StaleVersionError, StoreFullError, type AgentStore, type TaskKey } from "./store.js";
+import { StaleVersionError, StoreFullError, StoreUnavailableError, type AgentStore, type TaskKey } from "./store.js";
 import type { Subscribers } from "./subscribers.js";
 import type { TaskChange, TaskChanges } from "./task-changes.js";
 import type { TaskLocks } from "./task-lock.js";
@@ -27,6 +27,10 @@ import type { Content, TaskLike } from "./types.js";
 
 /** Commits retried when another instance changed the task in between (then the task is read again). */
 export const STALE_RETRIES = 5;
+
+/** The first wait before a write the store could not take is tried again; it doubles up to {@link MAX_BACKOFF_MS}. */
+const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5_000;
 
 /** A task as stored, and its version. */
 export type Stored = { task: TaskLike; version: number };
@@ -44,6 +48,8 @@ export interface TaskWriterDeps {
   readonly runs: RunTable;
   readonly push: PushDispatch;
   readonly changes: Pick<TaskChanges, "agentMessage" | "statusChange" | "taskEvent">;
+  /** Whether two tasks are the same (protobuf equality): whether a write whose outcome was unknown was made. */
+  readonly sameTask: (a: TaskLike, b: TaskLike) => boolean;
 }
 
 export class TaskWriter {
@@ -94,10 +100,12 @@ export class TaskWriter {
    * Stores the new task of `run`, which its executor has started to publish
    * on (or which must exist before it starts). On the memory store, without
    * a push config, it is done at once (no promise), so that a quick
-   * executor's publications all happen in its own call.
+   * executor's publications all happen in its own call. A request that
+   * stores it before the executor starts (`retry` false) hears at once that
+   * the store cannot be reached; an executor's publication waits until it can.
    */
-  storeFirst(run: Run): Stored | Promise<Stored> {
-    const { mem, store, push, execution } = this.deps;
+  storeFirst(run: Run, retry = true): Stored | Promise<Stored> {
+    const { mem, push, execution } = this.deps;
     const { task, pushConfig } = run.unstored!;
     const event = this.deps.changes.taskEvent(task);
     if (mem && !pushConfig) {
@@ -111,11 +119,7 @@ export class TaskWriter {
       return storedFirst(run, task);
     }
     return (async () => {
-      try {
-        await store.tasks.create(run.key, task, statusTime(task), event);
-      } catch (e) {
-        throw storeFull(e);
-      }
+      await this.create(run, task, event, retry);
       run.unstored = undefined;
       if (pushConfig) {
         await push.put(run.key, pushConfig);
@@ -125,6 +129,26 @@ export class TaskWriter {
       if (p) await p;
       return storedFirst(run, task);
     })();
+  }
+
+  /**
+   * Creates the task; while the store cannot be reached, tries again with
+   * backoff until it can or the engine closes. A create whose outcome was
+   * unknown and that was made is found by reading the task.
+   */
+  private async create(run: Run, task: TaskLike, event: ProtoMessage, retry: boolean): Promise<void> {
+    const { store, sameTask } = this.deps;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await store.tasks.create(run.key, task, statusTime(task), event);
+        return;
+      } catch (e) {
+        if (!retry || !(e instanceof StoreUnavailableError) || this.deps.runs.closed) throw storeFull(e);
+        await this.backoff(attempt, e);
+        const stored = await this.readWhenReachable(run.key);
+        if (stored && stored.version === 1 && sameTask(stored.task, task)) return;
+      }
+    }
   }
 
   /**
@@ -193,20 +217,69 @@ export class TaskWriter {
     try {
       v = this.commit(run.key, run.topic, version, next.task, next.event, run.entry);
     } catch (e) {
-      return this.retry(run, change, tries, e);
+      return this.retry(run, change, tries, e, version, next);
     }
     if (typeof v === "number") return this.committed(run, next.task, v);
     return v.then(
       (version2) => this.committed(run, next.task, version2),
-      (e: unknown) => this.retry(run, change, tries, e),
+      (e: unknown) => this.retry(run, change, tries, e, version, next),
     );
   }
 
-  /** After a failed commit: once more on the task read again when another instance changed it in between. */
-  private retry(run: Run, change: Change, tries: number, e: unknown): void | Promise<void> {
+  /**
+   * After a failed commit: made again on the task read anew when another
+   * instance changed it in between; when the store could not be reached,
+   * tried again once it can (task-writer.ts's header), so that a run's
+   * publications, its final state above all, are not lost while it lives.
+   */
+  private retry(run: Run, change: Change, tries: number, e: unknown, version: number, next: TaskChange): void | Promise<void> {
     run.latest = undefined;
     if (e instanceof StaleVersionError && tries < STALE_RETRIES) return this.apply(run, change, tries + 1);
+    if (e instanceof StoreUnavailableError && !this.deps.runs.closed) return this.whenReachable(run, change, tries, e, version, next);
     throw e;
+  }
+
+  /**
+   * Waits (with backoff) until the store answers, then: when the failed
+   * write was made after all (its outcome was unknown), it is published as
+   * committed; else the change is made again on the task as stored now.
+   */
+  private async whenReachable(
+    run: Run,
+    change: Change,
+    tries: number,
+    e: StoreUnavailableError,
+    version: number,
+    next: TaskChange,
+  ): Promise<void> {
+    await this.backoff(0, e);
+    const stored = await this.readWhenReachable(run.key);
+    if (!stored) throw A2AErrors.taskNotFound(run.key.id);
+    if (e.mayHaveWritten && stored.version === version + 1 && this.deps.sameTask(stored.task, next.task)) {
+      await this.published(run.key, run.topic, version + 1, next.event, next.task);
+      return this.committed(run, next.task, version + 1);
+    }
+    run.latest = stored;
+    return this.apply(run, change, tries);
+  }
+
+  /** The task as stored, read as soon as the store answers (undefined when there is none); gives up once the engine closes. */
+  private async readWhenReachable(key: TaskKey): Promise<Stored | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.deps.store.tasks.get(key);
+      } catch (again) {
+        if (!(again instanceof StoreUnavailableError)) throw again;
+        await this.backoff(attempt, again);
+      }
+    }
+  }
+
+  /** Waits before trying the store again: 100 ms doubled per attempt up to 5 s; throws `e` once the engine closes. */
+  private async backoff(attempt: number, e: unknown): Promise<void> {
+    if (this.deps.runs.closed) throw e;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt)));
+    if (this.deps.runs.closed) throw e;
   }
 
   private committed(run: Run, task: TaskLike, version: number): void {
