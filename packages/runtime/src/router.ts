@@ -129,50 +129,7 @@ function freeze(node: Node, verbCount: number, methods: readonly string[]): void
  * method and the same template shape.
  */
 export function createRouter(bindings: readonly RouterBinding[]): Router {
-  const root = newNode();
-  const compiled: Compiled[] = [];
-  const seen = new Map<string, number>();
-  // Verbs and methods by number: a request's verb and method are looked up
-  // once, and each end after that is an array read instead of a map lookup.
-  const verbs: string[] = [];
-  const methods: string[] = [];
-  bindings.forEach((b, index) => {
-    const t = b.path ?? parsePathTemplate(b.template);
-    compiled.push(compile(t));
-    const method = b.method.toUpperCase();
-    const key = method + " " + templateShape(t);
-    const other = seen.get(key);
-    if (other !== undefined) {
-      throw new Error(
-        `bindings ${other} and ${index} are both ${method} ${templateShape(t)}: the same method and path shape cannot be routed`,
-      );
-    }
-    seen.set(key, index);
-    let node = root;
-    for (const s of t.segments) {
-      if (s.kind === "literal") {
-        let next = node.literals.get(s.value);
-        if (!next) node.literals.set(s.value, (next = newNode()));
-        node = next;
-      } else if (s.kind === "*") {
-        node = node.star ??= newNode();
-      } else {
-        node = node.deep ??= newNode();
-      }
-    }
-    if (t.verb && !verbs.includes(t.verb)) verbs.push(t.verb);
-    const v = t.verb ? verbs.indexOf(t.verb) + 1 : 0;
-    while (node.ends.length <= v) node.ends.push(undefined);
-    const ends = (node.ends[v] ??= { named: new Map(), any: undefined, byMethod: [], allow: [] });
-    if (method === "*") ends.any = index;
-    else {
-      ends.named.set(method, index);
-      if (!methods.includes(method)) methods.push(method);
-    }
-  });
-  freeze(root, verbs.length + 1, methods);
-  /** The slot of methods that no binding names. */
-  const otherMethod = methods.length;
+  const { root, compiled, verbs, methods } = buildTree(bindings);
 
   // The state of the one match in progress: match() is synchronous and does
   // not call itself, so it can live here instead of in a per-call object.
@@ -294,26 +251,6 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
     return last < first ? "" : path.slice(from[first], to[last]);
   }
 
-  /** The `Allow` of a 405: the methods of every end that the path reached. */
-  function allowed(): string[] {
-    if (missedCount === 1) return missed[0]!.allow.slice();
-    const all = new Set<string>();
-    for (let k = 0; k < missedCount; k++) for (const m of missed[k]!.allow) all.add(m);
-    return [...all].sort();
-  }
-
-  /**
-   * The number of a request's method. A service names a handful of methods,
-   * so comparing them in turn beats hashing; they come upper-case from every
-   * HTTP stack, and upper-casing is for the rest.
-   */
-  function methodOf(m: string): number {
-    for (let k = 0; k < methods.length; k++) if (methods[k] === m) return k;
-    const upper = m.toUpperCase();
-    if (upper !== m) for (let k = 0; k < methods.length; k++) if (methods[k] === upper) return k;
-    return otherMethod;
-  }
-
   function match(m: string, rawPath: string): RouteMatch | MethodNotAllowed | undefined {
     escaped = checkEscapes(rawPath);
     let end = rawPath.length;
@@ -333,33 +270,108 @@ export function createRouter(bindings: readonly RouterBinding[]): Router {
         break;
       }
     }
-    // Segment bounds of [1, end): no copy of the path, no new array.
     path = rawPath;
-    n = 0;
-    if (end > 1) {
-      let start = 1;
-      for (;;) {
-        const slash = rawPath.indexOf("/", start);
-        from[n] = start;
-        if (slash < 0 || slash >= end) {
-          to[n++] = end;
-          break;
-        }
-        to[n++] = slash;
-        start = slash + 1;
-      }
-    }
-    method = methodOf(m);
+    n = splitSegments(rawPath, end, from, to);
+    method = methodNumber(methods, m);
     missedCount = 0;
     const found = walk(root, 0);
     if (found >= 0) {
       const c = compiled[found]!;
       return { index: found, variables: c.extractors.length === 0 ? {} : variables(c) };
     }
-    return missedCount === 0 ? undefined : { allow: allowed() };
+    return missedCount === 0 ? undefined : { allow: allowOf(missed, missedCount) };
   }
 
   return { match };
+}
+
+/**
+ * The number of a request's method: its index in `methods`, or
+ * `methods.length` for a method no binding names. A service names a handful
+ * of methods, so comparing them in turn beats hashing; they come upper-case
+ * from every HTTP stack, and upper-casing is for the rest.
+ */
+function methodNumber(methods: readonly string[], m: string): number {
+  for (let k = 0; k < methods.length; k++) if (methods[k] === m) return k;
+  const upper = m.toUpperCase();
+  if (upper !== m) for (let k = 0; k < methods.length; k++) if (methods[k] === upper) return k;
+  return methods.length;
+}
+
+/**
+ * Writes the segment bounds of rawPath[1, end) into `from` and `to` (segment
+ * i is rawPath[from[i], to[i])) and returns their number: no copy of the
+ * path, no new array.
+ */
+function splitSegments(rawPath: string, end: number, from: number[], to: number[]): number {
+  let n = 0;
+  if (end <= 1) return 0;
+  let start = 1;
+  for (;;) {
+    const slash = rawPath.indexOf("/", start);
+    from[n] = start;
+    if (slash < 0 || slash >= end) {
+      to[n++] = end;
+      return n;
+    }
+    to[n++] = slash;
+    start = slash + 1;
+  }
+}
+
+/** The `Allow` of a 405: the methods of every end that the path reached (missed[0, count)). */
+function allowOf(missed: readonly Ends[], count: number): string[] {
+  if (count === 1) return missed[0]!.allow.slice();
+  const all = new Set<string>();
+  for (let k = 0; k < count; k++) for (const m of missed[k]!.allow) all.add(m);
+  return [...all].sort();
+}
+
+/** The tree of a router: the bindings' templates as paths of nodes, their ends, and the verbs and methods by number. */
+function buildTree(bindings: readonly RouterBinding[]): { root: Node; compiled: Compiled[]; verbs: string[]; methods: string[] } {
+  const root = newNode();
+  const compiled: Compiled[] = [];
+  const seen = new Map<string, number>();
+  // Verbs and methods by number: a request's verb and method are looked up
+  // once, and each end after that is an array read instead of a map lookup.
+  const verbs: string[] = [];
+  const methods: string[] = [];
+  bindings.forEach((b, index) => {
+    const t = b.path ?? parsePathTemplate(b.template);
+    compiled.push(compile(t));
+    const method = b.method.toUpperCase();
+    const key = method + " " + templateShape(t);
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new Error(
+        `bindings ${other} and ${index} are both ${method} ${templateShape(t)}: the same method and path shape cannot be routed`,
+      );
+    }
+    seen.set(key, index);
+    let node = root;
+    for (const s of t.segments) {
+      if (s.kind === "literal") {
+        let next = node.literals.get(s.value);
+        if (!next) node.literals.set(s.value, (next = newNode()));
+        node = next;
+      } else if (s.kind === "*") {
+        node = node.star ??= newNode();
+      } else {
+        node = node.deep ??= newNode();
+      }
+    }
+    if (t.verb && !verbs.includes(t.verb)) verbs.push(t.verb);
+    const v = t.verb ? verbs.indexOf(t.verb) + 1 : 0;
+    while (node.ends.length <= v) node.ends.push(undefined);
+    const ends = (node.ends[v] ??= { named: new Map(), any: undefined, byMethod: [], allow: [] });
+    if (method === "*") ends.any = index;
+    else {
+      ends.named.set(method, index);
+      if (!methods.includes(method)) methods.push(method);
+    }
+  });
+  freeze(root, verbs.length + 1, methods);
+  return { root, compiled, verbs, methods };
 }
 
 function compile(t: PathTemplate): Compiled {
