@@ -12,6 +12,7 @@ import { A2AErrors } from "../a2a.js";
 import { givenUp, where, type PushAttempt, type PushSender, type PushTarget } from "./push-sender.js";
 import { createWebhookGuard, WebhookNotAllowedError, type WebhookGuard } from "./webhook-guard.js";
 import { consoleLogger, type Logger } from "../logger.js";
+import { pause, retryAfterMs } from "../retry-wait.js";
 
 export type { PushAttempt, PushAuthentication, PushSender, PushTarget } from "./push-sender.js";
 
@@ -146,7 +147,7 @@ export function createPushSender(options: PushOptions = {}): PushSender {
         report(givenUp(target, attempt, outcome.reason), target);
         return;
       }
-      await sleep(retryDelayMs(attempt, outcome), stop.signal);
+      await pause(retryDelayMs(attempt, outcome), stop.signal);
     }
   }
 
@@ -287,24 +288,4 @@ function guardedLookup(guard: WebhookGuard, onRefused: (e: WebhookNotAllowedErro
 
 function failure(retry: boolean, e: unknown): Outcome {
   return { ok: false, retry, reason: e instanceof Error ? e.message : String(e) };
-}
-
-/** `Retry-After` in ms: delay-seconds or an HTTP-date; undefined when absent or unreadable. */
-function retryAfterMs(header: string | undefined): number | undefined {
-  if (!header) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

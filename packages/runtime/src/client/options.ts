@@ -2,6 +2,7 @@ import type { Registry } from "@bufbuild/protobuf";
 import type { JsonCodec } from "../transcoding/message-json.js";
 import type { RouteBinding } from "../route-binding.js";
 import type { RedirectPolicy } from "./redirect.js";
+import type { RetryOptions } from "./retry.js";
 
 /** Headers as a value, or a function (sync or async) called on every request. */
 export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
@@ -88,6 +89,15 @@ export interface ClientOptions {
    * every call. With a registry, protobuf-es is used either way.
    */
   readonly jsonCodec?: JsonCodec | undefined;
+  /**
+   * Unary calls of idempotent rpcs (the proto's `idempotency_level`, else a
+   * GET, PUT or DELETE HttpRule: GetTask, ListTasks, the push config reads
+   * and deletes) that fail UNAVAILABLE (a 503, a lost connection) are tried
+   * again, after the answer's `Retry-After` or a jittered backoff, within the
+   * call's deadline. Default `{ maxAttempts: 3, firstDelayMs: 200, maxDelayMs: 5000 }`;
+   * `false` turns it off.
+   */
+  readonly retry?: RetryOptions | false | undefined;
 }
 
 /** Options of one call. */

@@ -17,7 +17,9 @@ import { clientError } from "./client-error.js";
 import { DEFAULT_MAX_EVENT_SIZE, type CallOptions, type ClientNext, type ClientOptions, type ClientProfile } from "./options.js";
 import { callHeaders, OutgoingRequest, type CallHeaders } from "./outgoing-request.js";
 import { fetchFollowing } from "./redirect.js";
+import { isIdempotent, mayRetry, retryDelay, retryPolicy } from "./retry.js";
 import { readSseEvents } from "./sse.js";
+import { pause } from "../retry-wait.js";
 
 /** The media type of a server-sent event stream. */
 export const SSE_MEDIA_TYPE = "text/event-stream";
@@ -74,6 +76,8 @@ interface RpcPlan {
   readonly headers: CallHeaders;
   /** The route table's generated JSON codecs, unless turned off. */
   readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
+  /** Whether an UNAVAILABLE answer is tried again (an idempotent unary rpc, retries on: retry.ts). */
+  readonly retries: boolean;
 }
 
 /**
@@ -90,6 +94,7 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
   const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
   const writeOptions = registry ? { registry } : undefined;
   const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
+  const retry = retryPolicy(options.retry);
 
   let send: ClientNext = (req) => {
     const init: RequestInit = { method: req.method, headers: req instanceof OutgoingRequest ? req.headersInit() : req.headers };
@@ -118,6 +123,7 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
       tenantJsonName: first.input.fields.find((f) => f.name === A2A_TENANT && f.fieldKind === "scalar")?.jsonName,
       headers: callHeaders(options, { a2aVersion, accept: streaming ? wire.acceptStream : wire.acceptUnary, contentType }),
       json: routeCodecs(first, options),
+      retries: retry !== undefined && !streaming && isIdempotent(first.descriptor, first.method),
     };
     client[rpc] = streaming ? (request, o) => stream(plan, request, o) : (request, o) => unary(plan, request, o);
   }
@@ -167,15 +173,28 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
     try {
       req.signal = call.signal;
       let res: Response;
-      let text: string;
-      try {
-        res = await send(req);
-        if (!res.ok) throw await plan.wire.answerError(res);
-        text = await readBounded(res, maxResponseSize, `${plan.rpc}: the response`);
-      } catch (e) {
-        throw call.mapError(e);
+      let json: JsonValue;
+      for (let attempt = 1; ; attempt++) {
+        let retryAfter: string | null = null;
+        try {
+          res = await send(req);
+          if (!res.ok) {
+            retryAfter = res.headers.get("retry-after");
+            throw await plan.wire.answerError(res);
+          }
+          // JSON-RPC's errors come in a 200 answer: read here, so that its UNAVAILABLE is tried again too.
+          json = plan.wire.answer(await readBounded(res, maxResponseSize, `${plan.rpc}: the response`), res.status, key);
+          break;
+        } catch (e) {
+          const error = call.mapError(e);
+          if (!plan.retries || !mayRetry(error, attempt, retry!)) throw error;
+          await pause(retryDelay(attempt, retry!, retryAfter), call.signal);
+          // Cancelled or out of time while waiting: that, not the agent's answer, is why the call ends.
+          const stopped = call.stopped();
+          if (stopped) throw stopped;
+        }
       }
-      return readMessage(plan, plan.wire.answer(text, res.status, key), res.status, "the response");
+      return readMessage(plan, json, res.status, "the response");
     } finally {
       call.done();
     }
