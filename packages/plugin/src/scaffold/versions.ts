@@ -25,7 +25,7 @@ export const scaffoldVersions = {
   protobuf: dependency("@bufbuild/protobuf"),
   protocGenEs: dependency("@bufbuild/protobuf"),
   buf: dependency("@bufbuild/buf"),
-  connect: "2.1.2",
+  connect: "2.3.0",
   express: "5.3.0",
   typesExpress: "5.0.4",
   fastify: "5.12.8",

@@ -14,6 +14,13 @@ import { checkWire } from "./wire-bounds.js";
 interface NodeRequestLike extends AsyncIterable<Uint8Array> {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly url?: string | undefined;
+  /**
+   * stream.Readable's iterator: connect-node 2.3 reads the body with
+   * `iterator({ destroyOnReturn: false })`, 2.1 with `for await`; both are
+   * replayed.
+   */
+  iterator?(options?: { destroyOnReturn?: boolean }): AsyncIterator<Uint8Array>;
+  destroy?(): unknown;
 }
 
 /** The members of a node:http or node:http2 (compat) response the guard writes. */
@@ -139,12 +146,16 @@ function checkOne(input: DescMessage, bytes: Uint8Array, json: boolean, maxEleme
   checkJson(value, maxElements);
 }
 
-/** Reads the body until it ends or passes `limit` bytes; what is left unread stays in `rest`. */
+/**
+ * Reads the body until it ends or passes `limit` bytes; what is left unread
+ * stays in `rest`, an iterator that leaves the request whole when returned
+ * (the replay decides whether an early stop destroys it).
+ */
 async function readUpTo(
   req: NodeRequestLike,
   limit: number,
 ): Promise<{ chunks: Uint8Array[]; rest: AsyncIterator<Uint8Array> | undefined }> {
-  const it = req[Symbol.asyncIterator]();
+  const it = req.iterator !== undefined ? req.iterator({ destroyOnReturn: false }) : req[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -156,23 +167,34 @@ async function readUpTo(
   }
 }
 
-/** The same request, whose body is the bytes read and then the rest. */
+/**
+ * The same request, whose body is the bytes read and then the rest, however
+ * it is read: `for await` (connect-node 2.1) or `iterator(options)`
+ * (connect-node 2.3, whose body is read that way only: a replay of
+ * Symbol.asyncIterator alone left it an empty body, "missing input message").
+ */
 function replay(req: NodeRequestLike, chunks: Uint8Array[], rest: AsyncIterator<Uint8Array> | undefined): NodeRequestLike {
-  async function* body(): AsyncGenerator<Uint8Array> {
+  async function* body(destroyOnReturn: boolean): AsyncGenerator<Uint8Array> {
+    let ended = false;
     try {
       yield* chunks;
       if (rest !== undefined) for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+      ended = true;
     } finally {
-      // connect-es stopped reading (a message over readMaxBytes): ending the
-      // request's own iterator destroys it, which resets the HTTP/2 stream, as
-      // connect-es's own early stop does; else a client still sending would wait for good.
       await rest?.return?.();
+      // connect-es stopped reading before the end of a body longer than what was
+      // read (a message over readMaxBytes). As Readable's own iterator would:
+      // `for await` destroys the request, which resets the HTTP/2 stream (else
+      // a client still sending would wait for good); connect-node 2.3 asks it
+      // not to, and ends the stream itself after its answer.
+      if (!ended && destroyOnReturn && rest !== undefined) req.destroy?.();
     }
   }
   // Everything else (headers, the socket, the HTTP/2 stream, events) is the request's own.
   return new Proxy(req, {
     get(target, key) {
-      if (key === Symbol.asyncIterator) return () => body();
+      if (key === Symbol.asyncIterator) return () => body(true);
+      if (key === "iterator") return (options?: { destroyOnReturn?: boolean }) => body(options?.destroyOnReturn !== false);
       const v = Reflect.get(target, key, target) as unknown;
       return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
