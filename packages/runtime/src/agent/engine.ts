@@ -30,12 +30,14 @@
  */
 import { equals, type DescService } from "@bufbuild/protobuf";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
+import { consoleLogger } from "../logger.js";
 import type { HandlerContext } from "../route-binding.js";
 import { DistributedExecution } from "./execution-distributed.js";
 import { LocalExecution, type Execution } from "./execution.js";
 import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
 import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
 import { PushDispatch } from "./push-dispatch.js";
+import { storeReadiness } from "./readiness.js";
 import { agentCardRpcs } from "./rpc-agent-card.js";
 import { pushConfigRpcs } from "./rpc-push-configs.js";
 import { sendRpcs } from "./rpc-send.js";
@@ -74,7 +76,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   // The default store, done without awaits (its async methods do the same work).
   const mem = shared ? undefined : memoryStoreSync(store);
   const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
-  const onError = options.onError ?? ((e: unknown) => console.error("a2a-http agent:", e));
+  const logger = options.logger ?? consoleLogger;
+  const onError = options.onError ?? ((e: unknown) => logger.error({ err: e }, "a2a-http agent"));
   const card = (): Card => (typeof options.card === "function" ? (options.card as () => Card)() : options.card);
   // The server made the tenant one value (the context's, which its context factory saw); the request's is the same.
   const keyOf = (ctx: HandlerContext, id: string): TaskKey => ({ tenant: ctx.tenant ?? "", owner: ownerOf(ctx), id });
@@ -136,6 +139,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   // Read by the adapters (a2a-v03/common.ts, servesV03): v0.3 off for every binding of these handlers.
   if (options.a2aV03 === false) Object.defineProperty(bound, A2A_V03_HANDLERS, { value: false });
   return Object.assign(bound, {
+    ready: storeReadiness(store, () => runs.closed),
     async close() {
       if (runs.closed) return;
       await runs.close(SHUTDOWN_WAIT_MS);

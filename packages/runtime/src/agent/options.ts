@@ -5,6 +5,7 @@
  * `create<Service>Agent` and agents import, through `a2a-http/agent`.
  */
 import type { Message as ProtoMessage } from "@bufbuild/protobuf";
+import type { Logger } from "../logger.js";
 import type { HandlerContext } from "../route-binding.js";
 import type { AgentStore } from "./store.js";
 import type { PushSender } from "./push-sender.js";
@@ -55,8 +56,13 @@ export interface AgentOptions<T extends AgentTypes = AgentTypes, Card extends Ag
   readonly checkInputModes?: boolean;
   /** Events a subscriber may fall behind before it is cut off. Default 1 000. */
   readonly subscriberLimit?: number;
-  /** Errors an executor threw that are not `RpcError`s, and other failures off the request path. Default `console.error`. */
+  /**
+   * Errors an executor threw that are not `RpcError`s, and other failures off
+   * the request path. Default: `logger.error`.
+   */
   readonly onError?: (error: unknown) => void;
+  /** Where the engine's lines go (pino's or the console's shape). Default `consoleLogger` (a2a-http's logger.ts). */
+  readonly logger?: Logger;
   /**
    * Serve A2A v0.3 clients too, on every adapter the handlers are mounted on
    * (the JSON-RPC methods and `/v1/...` routes of v0.3, translated at the
@@ -75,11 +81,10 @@ export interface AgentControl {
    * Whether the agent should get requests: its store answers a ping within
    * 1 s (the memory store always does) and `close()` has not begun; never
    * rejects. What `/readyz` serves (`healthExpress({ ready: () =>
-   * agent.ready!() })` and the other health glue, docs/deployment.md).
-   * Made by `storeReadiness` (agent/readiness.ts); optional until every
-   * engine sets it.
+   * agent.ready() })` and the other health glue, docs/deployment.md).
+   * Made by `storeReadiness` (agent/readiness.ts).
    */
-  ready?(): Promise<boolean>;
+  ready(): Promise<boolean>;
 }
 
 /**

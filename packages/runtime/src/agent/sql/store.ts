@@ -10,8 +10,10 @@
  * notifications.ts (NOTIFY, LISTEN, the events kept for catch-up), leases.ts
  * (renew, expired, take over), push-configs.ts, push-outbox.ts; beside them
  * keys.ts, message-format.ts, encode.ts, faults.ts (what a database error
- * means), client.ts (pg and PGlite) and migrations.ts.
+ * means), unavailable.ts (the connection's faults as
+ * StoreUnavailableError), client.ts (pg and PGlite) and migrations.ts.
  */
+import { consoleLogger } from "../../logger.js";
 import type { AgentStore, SharedStore, StoreSchemas, TaskStore } from "../store.js";
 import type { SqlClient } from "./client.js";
 import type { SqlStoreContext } from "./context.js";
@@ -20,9 +22,11 @@ import { findExpired, renewLeases, takeOver } from "./leases.js";
 import { checkSchema, migrate } from "./migrations.js";
 import { EventNotifications } from "./notifications.js";
 import { createPushConfigs } from "./push-configs.js";
+import { sqlPing } from "./probe.js";
 import { createPushOutbox } from "./push-outbox.js";
 import { readEvents, readTask, readTaskPage } from "./task-reads.js";
 import { TaskWriter } from "./task-writer.js";
+import { withUnavailableFaults } from "./unavailable.js";
 
 export { MAX_KEY_BYTES } from "./keys.js";
 export { EVENTS_CHANNEL } from "./notifications.js";
@@ -57,7 +61,7 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     db,
     instance: options.instance ?? crypto.randomUUID(),
     leaseMs: options.leaseMs ?? 30_000,
-    onError: options.onError ?? ((e: unknown) => console.error("a2a-http store:", e)),
+    onError: options.onError ?? ((e: unknown) => consoleLogger.error({ err: e }, "a2a-http store")),
     schemas: () => {
       if (!schemas) throw new Error("the SQL store is not bound to an agent yet (the engine binds it)");
       return schemas;
@@ -87,7 +91,8 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
     outbox: createPushOutbox(ctx, pushConfigs),
   };
 
-  return {
+  // A connection fault reaches the engine as StoreUnavailableError: waited out, answered UNAVAILABLE (unavailable.ts).
+  return withUnavailableFaults({
     tasks,
     pushConfigs,
     shared,
@@ -95,6 +100,8 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
       if (schemas && schemas !== s && schemas.task.typeName !== s.task.typeName) throw new Error("a SQL store belongs to one agent");
       schemas = s;
     },
+    // What an agent's readiness asks (agent/readiness.ts).
+    ping: sqlPing(db),
     close: () => db.close(),
-  };
+  });
 }

@@ -1,0 +1,61 @@
+/**
+ * A TCP proxy in front of the PostgreSQL server of DATABASE_URL, for tests of
+ * the database's faults: `cut()` drops every connection and refuses new ones
+ * (the server gone, as `pg_ctl stop` leaves it), `restore()` lets them in
+ * again. Imports nothing from vitest.
+ */
+import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
+
+export interface PgProxy {
+  /** The server's URL through the proxy, for database `db`. */
+  url(db: string): string;
+  /** Drops every connection and refuses new ones. */
+  cut(): void;
+  /** Takes connections again. */
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startPgProxy(target: string): Promise<PgProxy> {
+  const t = new URL(target);
+  const sockets = new Set<Socket>();
+  let down = false;
+  const server: Server = createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = tcpConnect(Number(t.port || 5432), t.hostname);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => sockets.delete(s));
+    }
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url(db) {
+      const u = new URL(target);
+      u.hostname = "127.0.0.1";
+      u.port = String(port);
+      u.pathname = `/${db}`;
+      return u.toString();
+    },
+    cut() {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      down = false;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}

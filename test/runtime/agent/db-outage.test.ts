@@ -1,0 +1,139 @@
+/**
+ * An agent on the SQL store through a PostgreSQL outage (issue 39): the
+ * database is cut away (every connection dropped, new ones refused, by a
+ * proxy in front of the server of DATABASE_URL) while tasks run, then
+ * restored. A task whose end comes during the outage ends COMPLETED once the
+ * database is back, its artifact written once; a read during the outage
+ * answers UNAVAILABLE (an RpcError, 503 on HTTP+JSON), not INTERNAL; the
+ * agent itself stays up.
+ */
+import { create } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Code, isRpcError } from "a2a-http";
+import { createAgentHandlers } from "../../../packages/runtime/src/agent/engine.js";
+import { StoreUnavailableError } from "../../../packages/runtime/src/agent/index.js";
+import { openStore } from "../../../packages/runtime/src/stores.js";
+import { storeFault } from "../../../packages/runtime/src/agent/sql/unavailable.js";
+import {
+  A2AService,
+  AgentCardSchema,
+  GetTaskRequestSchema,
+  Role,
+  SendMessageRequestSchema,
+  TaskState,
+  type Task,
+} from "../../../gen/a2a_pb.js";
+import { startPgProxy, type PgProxy } from "../../pg-proxy.js";
+import { createScratchDatabase, type ScratchDatabase } from "../../scratch-database.js";
+
+const url = process.env["DATABASE_URL"];
+const ci = process.env["CI"] === "true";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("what a database error means to the engine (storeFault)", () => {
+  it("maps the connection's faults and a server that cannot serve now, and nothing else", () => {
+    const withCode = (message: string, code: string, severity?: string) => Object.assign(new Error(message), { code, severity });
+    const refused = storeFault(withCode("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"));
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect((refused as StoreUnavailableError).mayHaveWritten).toBe(false);
+    const lost = storeFault(new Error("Connection terminated unexpectedly"));
+    expect((lost as StoreUnavailableError).mayHaveWritten).toBe(true);
+    const shutdown = storeFault(withCode("terminating connection due to administrator command", "57P01", "FATAL"));
+    expect((shutdown as StoreUnavailableError).mayHaveWritten).toBe(false);
+    expect(storeFault(withCode("sorry, too many clients already", "53300", "FATAL"))).toBeInstanceOf(StoreUnavailableError);
+    // The server's refusal of the statement itself, and our own bugs, stay what they are.
+    const unique = withCode("duplicate key value violates unique constraint", "23505", "ERROR");
+    expect(storeFault(unique)).toBe(unique);
+    const bug = new TypeError("cannot read properties of undefined");
+    expect(storeFault(bug)).toBe(bug);
+  });
+});
+
+describe.skipIf(!url && !ci)("an agent on PostgreSQL through an outage", () => {
+  let scratch: ScratchDatabase;
+  let proxy: PgProxy;
+  beforeAll(async () => {
+    if (!url) throw new Error("DATABASE_URL is not set: this test needs a PostgreSQL server (.ci/run starts one)");
+    scratch = await createScratchDatabase(url, "outage");
+    proxy = await startPgProxy(url);
+    // The schema first, straight to the server.
+    await (await openStore(scratch.url, { migrate: true, log: () => {} })).close?.();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await scratch?.drop();
+  });
+
+  const card = create(AgentCardSchema, { name: "t", capabilities: { streaming: true }, defaultInputModes: ["text/plain"] });
+  const ctx = () => ({
+    rpc: "sendMessage",
+    tenant: "",
+    headers: new Headers(),
+    signal: new AbortController().signal,
+    responseHeaders: new Headers(),
+    extensions: [],
+  });
+
+  it("finishes a task whose end came during the outage, once the database is back, and answers UNAVAILABLE meanwhile", async () => {
+    const errors: unknown[] = [];
+    const store = await openStore(proxy.url(scratch.name), { log: () => {}, connectTimeoutMs: 500, logger: quiet() });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let ended: Promise<void> | undefined;
+    const agent = createAgentHandlers(
+      A2AService,
+      async (_input, task) => {
+        await task.working("started");
+        await released;
+        await task.artifact("the result");
+        ended = task.complete();
+        await ended;
+      },
+      { card, store, onError: (e) => errors.push(e) },
+    );
+    try {
+      const sent = (await agent.sendMessage!(
+        create(SendMessageRequestSchema, {
+          message: { messageId: "m1", role: Role.USER, parts: [{ content: { case: "text", value: "go" } }] },
+          configuration: { returnImmediately: true },
+        }),
+        ctx(),
+      )) as { payload: { value: Task } };
+      const id = sent.payload.value.id;
+      await sleep(200);
+
+      proxy.cut();
+      release();
+      await sleep(300);
+      const during = await Promise.resolve(agent.getTask!(create(GetTaskRequestSchema, { id }), ctx())).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isRpcError(during) && during.code).toBe(Code.UNAVAILABLE);
+      await sleep(1_000);
+      proxy.restore();
+
+      let task: Task | undefined;
+      for (let i = 0; i < 100 && task?.status?.state !== TaskState.COMPLETED; i++) {
+        await sleep(100);
+        task = (await Promise.resolve(agent.getTask!(create(GetTaskRequestSchema, { id }), ctx())).catch(() => undefined)) as
+          | Task
+          | undefined;
+      }
+      expect(task?.status?.state).toBe(TaskState.COMPLETED);
+      expect(task?.artifacts.map((a) => a.parts[0]?.content.value)).toEqual(["the result"]);
+      await ended;
+      // What the executor saw: no error; the outage was a delay.
+      expect(errors.filter((e) => !(e instanceof StoreUnavailableError))).toEqual([]);
+    } finally {
+      proxy.restore();
+      await agent.close();
+    }
+  }, 30_000);
+});
+
+/** A logger that keeps the outage's lines out of the test's output. */
+function quiet() {
+  const none = () => {};
+  return { info: none, warn: none, error: none };
+}
