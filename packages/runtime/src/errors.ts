@@ -156,3 +156,23 @@ export function errorInfo(reason: string, domain: string, metadata: Record<strin
 export function badRequest(violations: readonly { field: string; description: string }[]): ErrorDetail {
   return { "@type": BAD_REQUEST_TYPE, fieldViolations: violations.map((v) => ({ ...v })) };
 }
+
+export const RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo";
+
+/**
+ * A google.rpc.RetryInfo detail: the call may be tried again after `delayMs`.
+ * Every binding carries it (HTTP+JSON also as `Retry-After`, JSON-RPC in the
+ * error's `data`), so a client can tell a wait-and-retry error on each.
+ */
+export function retryInfo(delayMs: number): ErrorDetail {
+  return { "@type": RETRY_INFO_TYPE, retryDelay: `${Math.max(0, delayMs) / 1000}s` };
+}
+
+/** The delay an error's RetryInfo asks for, in ms; undefined when it has none (or an unreadable one). */
+export function retryDelayOf(error: RpcError): number | undefined {
+  const info = error.details.find((d) => d["@type"] === RETRY_INFO_TYPE);
+  const delay = info?.["retryDelay"];
+  // google.protobuf.Duration's JSON: seconds with up to nine decimals and an "s".
+  const m = typeof delay === "string" ? /^(\d+(?:\.\d{1,9})?)s$/.exec(delay) : null;
+  return m ? Math.round(Number(m[1]) * 1000) : undefined;
+}

@@ -14,7 +14,10 @@
  * write), and never hands a stored object to code that could.
  */
 import type { DescMessage, Message as ProtoMessage } from "@bufbuild/protobuf";
-import { Code, RpcError } from "../errors.js";
+import { Code, RpcError, retryInfo } from "../errors.js";
+
+/** How soon a client is told to try again while the store is away. */
+const RETRY_AFTER_MS = 1_000;
 import type { TaskLike } from "./types.js";
 
 /** Who a task belongs to, and its id. */
@@ -95,7 +98,8 @@ export class StoreUnavailableError extends RpcError {
     cause: unknown,
     message = "the agent's task store cannot be reached now; try again shortly",
   ) {
-    super(Code.UNAVAILABLE, message, [], { cause });
+    // RetryInfo: every binding then says when to try again (HTTP+JSON also as Retry-After).
+    super(Code.UNAVAILABLE, message, [retryInfo(RETRY_AFTER_MS)], { cause });
     this.name = "StoreUnavailableError";
   }
 }

@@ -8,7 +8,7 @@
  * Unary calls only: a stream that fails is resubscribed by its caller.
  */
 import type { DescMethod } from "@bufbuild/protobuf";
-import { Code, RpcError } from "../errors.js";
+import { Code, RpcError, retryDelayOf } from "../errors.js";
 import { retryAfterMs } from "../retry-wait.js";
 
 /** The `retry` client option. */
@@ -45,19 +45,24 @@ export function isIdempotent(method: DescMethod, primaryHttpMethod: string): boo
   return method.idempotency !== 0 || IDEMPOTENT_HTTP_METHODS.has(primaryHttpMethod.toUpperCase());
 }
 
-/** Whether a failed attempt may be followed by another. */
+/**
+ * Whether a failed attempt may be followed by another: an UNAVAILABLE, or an
+ * error whose google.rpc.RetryInfo asks for it (how JSON-RPC, which has no
+ * UNAVAILABLE of its own, says so).
+ */
 export function mayRetry(error: unknown, attempt: number, policy: RetryPolicy): boolean {
-  return attempt < policy.maxAttempts && error instanceof RpcError && error.code === Code.UNAVAILABLE;
+  if (attempt >= policy.maxAttempts || !(error instanceof RpcError)) return false;
+  return error.code === Code.UNAVAILABLE || retryDelayOf(error) !== undefined;
 }
 
 /**
  * The wait before attempt `attempt + 1`: the answer's `Retry-After` (seconds,
- * or an HTTP date) when it gave one, else the backoff with full jitter (so
+ * or an HTTP date) or the error's RetryInfo when it gave one, else the backoff with full jitter (so
  * that clients turned away together do not all come back together); never
  * more than `maxDelayMs`.
  */
-export function retryDelay(attempt: number, policy: RetryPolicy, retryAfter: string | null): number {
-  const asked = retryAfterMs(retryAfter);
+export function retryDelay(attempt: number, policy: RetryPolicy, retryAfter: string | null, error: unknown): number {
+  const asked = retryAfterMs(retryAfter) ?? (error instanceof RpcError ? retryDelayOf(error) : undefined);
   if (asked !== undefined) return Math.min(asked, policy.maxDelayMs);
   const ceiling = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);

@@ -188,7 +188,7 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
         } catch (e) {
           const error = call.mapError(e);
           if (!plan.retries || !mayRetry(error, attempt, retry!)) throw error;
-          await pause(retryDelay(attempt, retry!, retryAfter), call.signal);
+          await pause(retryDelay(attempt, retry!, retryAfter, error), call.signal);
           // Cancelled or out of time while waiting: that, not the agent's answer, is why the call ends.
           const stopped = call.stopped();
           if (stopped) throw stopped;

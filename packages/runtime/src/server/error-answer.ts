@@ -4,7 +4,7 @@
 // result as a google.rpc.Status body (here too); JSON-RPC and gRPC map the
 // RpcError to their own wire form.
 import { withA2AErrorInfo } from "../a2a.js";
-import { Code, RpcError, httpStatusFromCode, isRpcError } from "../errors.js";
+import { Code, RpcError, httpStatusFromCode, isRpcError, retryDelayOf } from "../errors.js";
 import type { ServerErrorInfo } from "./options.js";
 
 /** A binding's error handling, made once per handler. */
@@ -16,8 +16,20 @@ export interface ErrorAnswers {
    * an A2A ErrorInfo first), anything else reported and replaced by INTERNAL.
    */
   toRpcError(error: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): RpcError;
-  /** The HTTP status and google.rpc.Status JSON text of an error; never throws, whatever the handler put in it. */
-  statusJson(error: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): { status: number; json: string };
+  /**
+   * The HTTP status and google.rpc.Status JSON text of an error, and the
+   * `Retry-After` (whole seconds) its google.rpc.RetryInfo asks for; never
+   * throws, whatever the handler put in it.
+   */
+  statusJson(error: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): StatusAnswer;
+}
+
+/** An error as HTTP+JSON answers it. */
+export interface StatusAnswer {
+  readonly status: number;
+  readonly json: string;
+  /** `Retry-After` in seconds, when the error carries a RetryInfo. */
+  readonly retryAfter?: string;
 }
 
 /** The error handling of a handler with this `onError`, under the A2A profile or not. */
@@ -49,14 +61,17 @@ export function errorAnswers(onError: (error: unknown, info: ServerErrorInfo) =>
     }
   }
 
-  function statusJson(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): { status: number; json: string } {
+  function statusJson(e: unknown, rpc: string | undefined, phase: ServerErrorInfo["phase"]): StatusAnswer {
     const err = toRpcError(e, rpc, phase);
     try {
       const status = errorStatus(err);
       const body = err.toStatusBody();
       body.error.code = status;
       if (!Array.isArray(body.error.details)) body.error.details = [];
-      return { status, json: JSON.stringify(body) };
+      const json = JSON.stringify(body);
+      const delay = retryDelayOf(err);
+      // RFC 9110's Retry-After counts whole seconds: a shorter wait asks for one.
+      return delay === undefined ? { status, json } : { status, json, retryAfter: String(Math.max(1, Math.ceil(delay / 1000))) };
     } catch (x) {
       // e.g. a detail holding a BigInt or a cycle.
       report(x, { rpc, phase });

@@ -145,8 +145,9 @@ export function errorResponse(
   extra?: Headers,
   phase: ServerErrorInfo["phase"] = "unary",
 ): UniversalServerResponse {
-  const { status, json } = b.errors.statusJson(e, rpc, phase);
-  return { status, headers: withHandlerHeaders(b.jsonHeaders, extra), body: json };
+  const { status, json, retryAfter } = b.errors.statusJson(e, rpc, phase);
+  const headers = withHandlerHeaders(b.jsonHeaders, extra);
+  return { status, headers: retryAfter === undefined ? headers : { ...headers, "retry-after": retryAfter }, body: json };
 }
 
 /** The `Allow` value for the methods a path is served with: HEAD beside GET, and OPTIONS. */
