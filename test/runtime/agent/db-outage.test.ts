@@ -14,6 +14,8 @@ import { createAgentHandlers } from "../../../packages/runtime/src/agent/engine.
 import { StoreUnavailableError } from "../../../packages/runtime/src/agent/index.js";
 import { openStore } from "../../../packages/runtime/src/stores.js";
 import { storeFault } from "../../../packages/runtime/src/agent/sql/unavailable.js";
+import { createPushOutbox } from "../../../packages/runtime/src/agent/sql/push-outbox.js";
+import { CLAIM_DELIVERIES, DELETE_DELIVERY } from "../../../packages/runtime/src/agent/sql/statements.js";
 import {
   A2AService,
   AgentCardSchema,
@@ -46,6 +48,41 @@ describe("what a database error means to the engine (storeFault)", () => {
     expect(storeFault(unique)).toBe(unique);
     const bug = new TypeError("cannot read properties of undefined");
     expect(storeFault(bug)).toBe(bug);
+  });
+});
+
+describe("the push outbox when the database fails a claim's reads", () => {
+  it("keeps a delivery it could not read for a moment (too many clients), and drops only one it can never read", async () => {
+    const deleted: unknown[] = [];
+    const rows = [
+      { id: "1", tenant: "", owner: "", task_id: "t1", config_id: "c1", seq: 1, attempts: 0 },
+      { id: "2", tenant: "", owner: "", task_id: "t2", config_id: "c2", seq: 1, attempts: 0 },
+    ];
+    const db = {
+      query: async (text: string, params?: readonly unknown[]) => {
+        if (text === CLAIM_DELIVERIES) return { rows, rowCount: rows.length };
+        if (text === DELETE_DELIVERY) deleted.push(params?.[0]);
+        return { rows: [], rowCount: 0 };
+      },
+    };
+    const fault = { value: Object.assign(new Error("sorry, too many clients already"), { code: "53300", severity: "FATAL" }) as Error };
+    const pushConfigs = {
+      get: async () => {
+        throw fault.value;
+      },
+    };
+    const errors: unknown[] = [];
+    const outbox = createPushOutbox(
+      { db: db as never, instance: "A", leaseMs: 1_000, onError: (e) => errors.push(e), schemas: () => ({}) as never },
+      pushConfigs as never,
+    );
+    expect(await outbox.claim(10, 1_000)).toEqual([]);
+    expect(deleted).toEqual([]);
+    // An error that is no fault of the connection: that delivery can never be sent, and is dropped.
+    fault.value = new TypeError("not a config");
+    expect(await outbox.claim(10, 1_000)).toEqual([]);
+    expect(deleted).toEqual(["1", "2"]);
+    expect(errors).toHaveLength(2);
   });
 });
 

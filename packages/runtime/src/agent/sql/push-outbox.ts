@@ -5,11 +5,12 @@
  * removed once sent or given up, or put back for a later attempt.
  */
 import type { Message as ProtoMessage } from "@bufbuild/protobuf";
-import type { OutboxItem, PushConfigStore, PushOutbox } from "../store.js";
+import { StoreUnavailableError, type OutboxItem, type PushConfigStore, type PushOutbox } from "../store.js";
 import type { SqlStoreContext } from "./context.js";
 import { keyOfRow } from "./keys.js";
 import { decodeStored } from "./message-format.js";
 import { EVENTS_CHANNEL, notifyPayload } from "./notifications.js";
+import { storeFault } from "./unavailable.js";
 import { CLAIM_DELIVERIES, DELETE_DELIVERY, ENQUEUE_DELIVERY, NOTIFY, RETRY_DELIVERY, TASK_EVENT } from "./statements.js";
 
 export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigStore): PushOutbox {
@@ -40,6 +41,9 @@ export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigSt
           const event = decodeStored<ProtoMessage>(ctx.schemas().event, ev.rows[0], `event ${String(row["seq"])} of task ${key.id}`);
           items.push({ id, key, config, event, attempts: Number(row["attempts"]) });
         } catch (e) {
+          // The database away for a moment: this delivery and the rest stay, claimed again once their claims lapse.
+          if (storeFault(e) instanceof StoreUnavailableError) break;
+          // It cannot be read at all (an event this version cannot decode): it is dropped, and said so.
           ctx.onError(e);
           await outbox.done(id);
         }
