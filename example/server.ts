@@ -326,8 +326,9 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
                /fail, /work n); conformance: the A2A TCK's system under test;
                conformance-restricted: the same with streaming, push and the
                extended card off and a required extension (the TCK's gated tests)
-  --store      where tasks live: memory (default; lost when the agent stops),
-               a directory (embedded PostgreSQL, PGlite; created when missing;
+  --store      where tasks live (default: $A2A_STORE, else memory): memory
+               (lost when the agent stops), a directory (embedded
+               PostgreSQL, PGlite; created when missing;
                one agent at a time), or postgres://user:password@host/db
                (a PostgreSQL server that several instances may share)
   --migrate    with a postgres:// store, apply missing schema migrations at
@@ -383,7 +384,7 @@ async function main(): Promise<void> {
         "allowed-hosts": { type: "string" },
         tenant: { type: "string" },
         agent: { type: "string", default: "example" },
-        store: { type: "string", default: "memory" },
+        store: { type: "string" },
         migrate: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -445,7 +446,8 @@ async function main(): Promise<void> {
       ...(values["allowed-hosts"] ? { allowedHosts: allowedHostsFlag(values["allowed-hosts"]) } : {}),
       ...(values.tenant ? { tenant: values.tenant } : {}),
       agent: kind,
-      store: values.store,
+      // The flag, else A2A_STORE (as the scaffold reads it), else memory.
+      store: values.store ?? (process.env["A2A_STORE"]?.trim() || "memory"),
       migrate: values.migrate,
       log: (line) => logger.info({ source: "executor" }, `[agent] ${line}`),
       logger,
