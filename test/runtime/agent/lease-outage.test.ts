@@ -3,7 +3,8 @@
  * execution with a shared store that fails as a lost database does: an
  * instance sweeps another's expired tasks only once it has itself been
  * connected for a whole lease, and an instance whose renewal failed tries
- * again within a tenth of a lease, reporting the outage once.
+ * again within a tenth of a lease; the engine reports such a fault once per
+ * kind per interval (fault-reports.ts).
  */
 import { describe, expect, it } from "vitest";
 import { DistributedExecution } from "../../../packages/runtime/src/agent/execution-distributed.js";
@@ -13,6 +14,7 @@ import { createMemoryStore, StoreUnavailableError } from "../../../packages/runt
 import type { SharedStore, StoredTaskWithKey, TaskKey } from "../../../packages/runtime/src/agent/store.js";
 import { Subscribers } from "../../../packages/runtime/src/agent/subscribers.js";
 import { TaskLocks } from "../../../packages/runtime/src/agent/task-lock.js";
+import { defaultReport, throttleStoreFaults } from "../../../packages/runtime/src/agent/fault-reports.js";
 import { schemasOf } from "../../../packages/runtime/src/agent/schemas.js";
 import { taskChanges } from "../../../packages/runtime/src/agent/task-changes.js";
 import { A2AService, TaskState } from "../../../gen/a2a_pb.js";
@@ -88,16 +90,19 @@ describe("leases through a database outage", () => {
     await execution.close();
   });
 
-  it("tries a failed renewal again within a tenth of a lease, and reports the outage once", async () => {
+  it("tries a failed renewal again within a tenth of a lease, reported once through the engine's throttle", async () => {
     const { state, execution, runs, errors } = sharedStore();
     await sleep(LEASE_MS);
     const during = state.renewals.length;
     // At least every tenth of a lease while it fails (the usual pace is a third).
     expect(during).toBeGreaterThanOrEqual(5);
-    expect(errors.filter((e) => e instanceof StoreUnavailableError && /ECONNREFUSED/.test(String((e as Error).cause)))).toHaveLength(
-      // One for the renewals; the sweeps report theirs at their own pace.
-      1 + state.sweeps,
-    );
+    // Every failed renewal and sweep is reported to onError; the engine's throttle lets one line of its kind through.
+    expect(errors.length).toBeGreaterThanOrEqual(5);
+    expect(errors.every((e) => e instanceof StoreUnavailableError)).toBe(true);
+    const reported: unknown[] = [];
+    const throttled = throttleStoreFaults((e) => reported.push(e));
+    for (const e of errors) throttled(e);
+    expect(reported).toHaveLength(1);
     state.down = false;
     await sleep(LEASE_MS / 5);
     const afterBack = state.renewals.length;
@@ -106,5 +111,36 @@ describe("leases through a database outage", () => {
     expect(state.renewals.length - afterBack).toBeLessThanOrEqual(4);
     runs.closed = true;
     await execution.close();
+  });
+});
+
+describe("how the engine reports an outage", () => {
+  it("one warning line of its kind, no stack; other errors with theirs", () => {
+    const lines: { level: string; fields: object; msg: string | undefined }[] = [];
+    const logger = {
+      info: (fields: object, msg?: string) => lines.push({ level: "info", fields, msg }),
+      warn: (fields: object, msg?: string) => lines.push({ level: "warn", fields, msg }),
+      error: (fields: object, msg?: string) => lines.push({ level: "error", fields, msg }),
+    };
+    const report = throttleStoreFaults(defaultReport(logger));
+    const refused = () =>
+      new StoreUnavailableError(false, Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+    for (let i = 0; i < 50; i++) report(refused());
+    report(new StoreUnavailableError(true, new Error("Connection terminated unexpectedly")));
+    const bug = new TypeError("boom");
+    report(bug);
+    expect(lines).toEqual([
+      {
+        level: "warn",
+        fields: { fault: "ECONNREFUSED" },
+        msg: "a2a-http agent: the task store cannot be reached (ECONNREFUSED); waiting for it",
+      },
+      {
+        level: "warn",
+        fields: { fault: "Connection terminated unexpectedly" },
+        msg: "a2a-http agent: the task store cannot be reached (Connection terminated unexpectedly); waiting for it",
+      },
+      { level: "error", fields: { err: bug }, msg: "a2a-http agent" },
+    ]);
   });
 });

@@ -36,6 +36,7 @@ import { DistributedExecution } from "./execution-distributed.js";
 import { LocalExecution, type Execution } from "./execution.js";
 import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
 import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
+import { defaultReport, throttleStoreFaults } from "./fault-reports.js";
 import { PushDispatch } from "./push-dispatch.js";
 import { storeReadiness } from "./readiness.js";
 import { agentCardRpcs } from "./rpc-agent-card.js";
@@ -77,7 +78,8 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const mem = shared ? undefined : memoryStoreSync(store);
   const ownerOf = (options.owner ?? defaultOwner) as (c: HandlerContext) => string;
   const logger = options.logger ?? consoleLogger;
-  const onError = options.onError ?? ((e: unknown) => logger.error({ err: e }, "a2a-http agent"));
+  // An outage of the store repeats its error at every retry and tick: reported once per kind per interval.
+  const onError = throttleStoreFaults(options.onError ?? defaultReport(logger));
   const card = (): Card => (typeof options.card === "function" ? (options.card as () => Card)() : options.card);
   // The server made the tenant one value (the context's, which its context factory saw); the request's is the same.
   const keyOf = (ctx: HandlerContext, id: string): TaskKey => ({ tenant: ctx.tenant ?? "", owner: ownerOf(ctx), id });

@@ -67,7 +67,6 @@ export class DistributedExecution implements Execution {
   private connectedSince: number | undefined;
   /** When the leases are next renewed; 0 after a failed renewal (tried again at the next short tick). */
   private renewAt = 0;
-  private renewFailing = false;
 
   constructor(private readonly deps: DistributedExecutionDeps) {
     const shared = (this.shared = deps.shared);
@@ -183,14 +182,11 @@ export class DistributedExecution implements Execution {
     try {
       await this.shared.renew(keys);
     } catch (e) {
+      // Tried again at the next short tick (its reports are thinned out by the engine: fault-reports.ts).
       this.renewAt = 0;
       this.connectedSince = undefined;
-      // Reported once per outage, not at every try.
-      if (this.renewFailing) return;
-      this.renewFailing = true;
       throw e;
     }
-    this.renewFailing = false;
     this.renewAt = now + Math.floor(this.shared.leaseMs / 3);
   }
 
