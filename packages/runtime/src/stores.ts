@@ -132,7 +132,21 @@ export interface OpenStoreOptions extends Omit<SqlStoreOptions, "migrate"> {
   readonly connectTimeoutMs?: number;
   /** A PostgreSQL server: most connections in the pool. Default 10. */
   readonly maxConnections?: number;
+  /**
+   * A PostgreSQL server: most milliseconds a statement waits for a connection
+   * of the pool, a free one or a new one being made. Default 5 000; 0 for no bound.
+   */
+  readonly poolTimeoutMs?: number;
+  /**
+   * A PostgreSQL server: most milliseconds a statement runs before the server
+   * cancels it; 1 s more and the client gives up on a server that does not
+   * answer. Migrations run without it. Default 5 000; 0 for no bound.
+   */
+  readonly statementTimeoutMs?: number;
 }
+
+/** What opening the database of a SQL spec takes. */
+type DatabaseOptions = Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "poolTimeoutMs" | "statementTimeoutMs" | "onError">;
 
 /** Opens the store a spec names: `"memory"` or empty, a `postgres://` URL, or a directory. */
 export async function openStore(spec: string | undefined, options: OpenStoreOptions = {}): Promise<AgentStore> {
@@ -148,6 +162,8 @@ export async function openStore(spec: string | undefined, options: OpenStoreOpti
     memory: _memory,
     connectTimeoutMs: _t,
     maxConnections: _m,
+    poolTimeoutMs: _p,
+    statementTimeoutMs: _s,
     migrate: wantMigrate,
     logger: given,
     ...sqlOptions
@@ -173,10 +189,7 @@ export async function openStore(spec: string | undefined, options: OpenStoreOpti
  * Opens the database of a SQL spec, with the errors of {@link openStore}.
  * For a directory it takes the directory's lock, released by `close()`.
  */
-export async function openDatabase(
-  spec: Exclude<StoreSpec, { kind: "memory" }>,
-  options: Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "onError"> = {},
-): Promise<SqlClient> {
+export async function openDatabase(spec: Exclude<StoreSpec, { kind: "memory" }>, options: DatabaseOptions = {}): Promise<SqlClient> {
   return spec.kind === "postgres" ? connectServer(spec.url, options) : openDirectory(spec.dir, options);
 }
 
@@ -200,13 +213,12 @@ export function schemaError(e: unknown, spec: StoreSpec): unknown {
   return e;
 }
 
-async function connectServer(
-  url: string,
-  options: Pick<OpenStoreOptions, "connectTimeoutMs" | "maxConnections" | "onError">,
-): Promise<SqlClient> {
+async function connectServer(url: string, options: DatabaseOptions): Promise<SqlClient> {
   const ms = options.connectTimeoutMs ?? 10_000;
   const pending = connectPostgres(url, {
     ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
+    ...(options.poolTimeoutMs !== undefined ? { poolTimeoutMs: options.poolTimeoutMs } : {}),
+    ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
   });
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -5,6 +5,7 @@
  * Both are optional peer dependencies, loaded only when a store asks for one,
  * so an agent on the memory store installs neither.
  */
+import { isGivenUp } from "./faults.js";
 
 export interface SqlRows {
   readonly rows: Record<string, unknown>[];
@@ -40,12 +41,31 @@ function missing(pkg: string, why: string, cause: unknown): Error {
 export interface PostgresClientOptions {
   /** Most connections in the pool (one more is held for LISTEN). Default 10. */
   readonly max?: number;
+  /**
+   * Most milliseconds a statement waits for a connection of the pool: a free
+   * one when all are busy, or a new one being made (pg bounds both with this
+   * one timer). Past it the statement fails ("timeout exceeded when trying to
+   * connect") rather than wait for ever. Default 5 000; 0 for no bound.
+   */
+  readonly poolTimeoutMs?: number;
+  /**
+   * Most milliseconds a statement runs: the server cancels it then (SQLSTATE
+   * 57014), and should the server not answer at all (frozen, or the network
+   * gone) the client gives up 1 s later and drops that connection ("Query
+   * read timeout"). Migrations (`exec`) run without it. Default 5 000; 0 for
+   * no bound.
+   */
+  readonly statementTimeoutMs?: number;
   /** Reports errors of idle connections and of the listener (a database that restarts). */
   readonly onError?: (error: unknown) => void;
 }
 
 /** Most statement texts a pool prepares (each connection, once per text). */
 const MAX_PREPARED = 200;
+/** How long the client waits past the server's statement timeout before it gives up on the server. */
+const SILENT_SERVER_MS = 1_000;
+/** A statement without the client's bound (setTimeout's largest delay: about 24.8 days). */
+const UNBOUNDED_MS = 2_147_483_647;
 
 /** A PostgreSQL server, through a `pg` Pool on `url` (postgres://…). */
 export async function connectPostgres(url: string, options: PostgresClientOptions = {}): Promise<SqlClient> {
@@ -58,14 +78,24 @@ export async function connectPostgres(url: string, options: PostgresClientOption
     throw missing("pg", `a store on ${redact(url)}`, e);
   }
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http store:", e));
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  const poolTimeoutMs = options.poolTimeoutMs ?? 5_000;
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    ...(poolTimeoutMs > 0 ? { connectionTimeoutMillis: poolTimeoutMs } : {}),
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + SILENT_SERVER_MS } : {}),
+  });
   // An idle client's error (the server restarted) must not crash the process: the pool replaces it.
   pool.on("error", onError);
-  // Fail now, with the URL, rather than at the first request.
+  // Fail now, with the URL, rather than at the first request; outside the
+  // pool, whose poolTimeoutMs is for statements (the caller bounds the open).
+  const first = new pg.Client({ connectionString: url });
   try {
-    const c = await pool.connect();
-    c.release();
+    await first.connect();
+    await first.end();
   } catch (e) {
+    await first.end().catch(() => {});
     await pool.end().catch(() => {});
     throw new Error(`cannot connect to ${redact(url)}: ${(e as Error).message}`, { cause: e });
   }
@@ -87,22 +117,25 @@ export async function connectPostgres(url: string, options: PostgresClientOption
   return {
     kind: "postgres",
     query: (text, params) => pool.query(prepared(text, params)) as unknown as Promise<SqlRows>,
-    exec: async (text) => void (await pool.query(text)),
+    exec: async (text) => void (await pool.query(unbounded(text))),
     async transaction(fn) {
       const c = await pool.connect();
+      /** Set when the connection cannot be trusted (a statement given up on): the pool drops it. */
+      let broken: Error | undefined;
       try {
         await c.query("BEGIN");
         const r = await fn({
           query: (text, params) => c.query(prepared(text, params)) as unknown as Promise<SqlRows>,
-          exec: async (text) => void (await c.query(text)),
+          exec: async (text) => void (await c.query(unbounded(text))),
         });
         await c.query("COMMIT");
         return r;
       } catch (e) {
-        await c.query("ROLLBACK").catch(() => {});
+        if (isGivenUp(e)) broken = e as Error;
+        else await c.query("ROLLBACK").catch((f: Error) => void (broken = f));
         throw e;
       } finally {
-        c.release();
+        c.release(broken);
       }
     },
     async listen(channel, onNotify, onReconnect) {
@@ -240,6 +273,15 @@ export function redact(url: string): string {
   } catch {
     return "<an invalid URL>";
   }
+}
+
+/**
+ * A statement the client waits for as long as it takes (migrations: DDL on a
+ * big table, or a wait for another instance's migration); the server's
+ * statement timeout is lifted by the statement itself (`SET LOCAL`).
+ */
+function unbounded(text: string): { text: string; query_timeout: number } {
+  return { text, query_timeout: UNBOUNDED_MS };
 }
 
 function quoteIdent(name: string): string {

@@ -15,3 +15,12 @@ export function isServerError(e: unknown): boolean {
   const { code, severity } = (e ?? {}) as { code?: unknown; severity?: unknown };
   return typeof severity === "string" && typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08");
 }
+
+/**
+ * A statement the client gave up on (the `statementTimeoutMs` option: the
+ * server did not answer in time): its connection may still be busy with it,
+ * so it must not serve another statement.
+ */
+export function isGivenUp(e: unknown): boolean {
+  return e instanceof Error && e.message === "Query read timeout";
+}

@@ -121,7 +121,9 @@ export async function migrate(db: SqlClient): Promise<number[]> {
   const applied: number[] = [];
   await db.transaction(async (tx) => {
     // Any constant works: it only has to be the same for every instance of a2a-http.
-    await tx.query(`SELECT pg_advisory_xact_lock(4242001)`);
+    // Without the statement timeout (here and in the client: exec): DDL may be slow on big tables,
+    // and another instance may be migrating meanwhile.
+    await tx.exec(`SET LOCAL statement_timeout = 0; SELECT pg_advisory_xact_lock(4242001)`);
     await tx.query(`CREATE TABLE IF NOT EXISTS a2a_schema (version integer PRIMARY KEY, applied_at bigint NOT NULL)`);
     const from = await currentVersion(tx);
     if (from > SCHEMA_VERSION) throw new SchemaTooNewError(from);
