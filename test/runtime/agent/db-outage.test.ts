@@ -7,6 +7,7 @@
  * answers UNAVAILABLE (an RpcError, 503 on HTTP+JSON), not INTERNAL; the
  * agent itself stays up.
  */
+import { handlerContext, plainCard } from "./in-process.js";
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, isRpcError } from "a2a-http";
@@ -16,15 +17,7 @@ import { openStore } from "../../../packages/runtime/src/stores.js";
 import { storeFault } from "../../../packages/runtime/src/agent/sql/unavailable.js";
 import { createPushOutbox } from "../../../packages/runtime/src/agent/sql/push-outbox.js";
 import { CLAIM_DELIVERIES, DELETE_DELIVERY } from "../../../packages/runtime/src/agent/sql/statements.js";
-import {
-  A2AService,
-  AgentCardSchema,
-  GetTaskRequestSchema,
-  Role,
-  SendMessageRequestSchema,
-  TaskState,
-  type Task,
-} from "../../../gen/a2a_pb.js";
+import { A2AService, GetTaskRequestSchema, Role, SendMessageRequestSchema, TaskState, type Task } from "../../../gen/a2a_pb.js";
 import { startPgProxy, type PgProxy } from "../../pg-proxy.js";
 import { createScratchDatabase, type ScratchDatabase } from "../../scratch-database.js";
 
@@ -101,15 +94,8 @@ describe.skipIf(!url && !ci)("an agent on PostgreSQL through an outage", () => {
     await scratch?.drop();
   });
 
-  const card = create(AgentCardSchema, { name: "t", capabilities: { streaming: true }, defaultInputModes: ["text/plain"] });
-  const ctx = () => ({
-    rpc: "sendMessage",
-    tenant: "",
-    headers: new Headers(),
-    signal: new AbortController().signal,
-    responseHeaders: new Headers(),
-    extensions: [],
-  });
+  const card = plainCard;
+  const ctx = () => handlerContext();
 
   it("finishes a task whose end came during the outage, once the database is back, and answers UNAVAILABLE meanwhile", async () => {
     const errors: unknown[] = [];

@@ -5,6 +5,7 @@
  * than writing `get x()` in a literal, which V8 makes slowly); a spread copy
  * keeps every field.
  */
+import { handlerContext } from "./in-process.js";
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { A2AService, AgentCardSchema, SendMessageRequestSchema, Role } from "../../../gen/a2a_pb.js";
@@ -22,14 +23,7 @@ describe("the executor's input and task updater", () => {
       },
       { card },
     );
-    const ctx = {
-      rpc: "sendMessage",
-      tenant: "",
-      headers: new Headers(),
-      signal: new AbortController().signal,
-      responseHeaders: new Headers(),
-      extensions: [],
-    };
+    const ctx = handlerContext();
     const req = create(SendMessageRequestSchema, {
       message: { messageId: "m", role: Role.USER, parts: [{ content: { case: "text", value: "hi" } }] },
     });

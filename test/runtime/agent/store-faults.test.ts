@@ -9,6 +9,7 @@
  * as a lost database's would (the SQL store maps its connection errors to
  * StoreUnavailableError).
  */
+import { handlerContext, plainCard } from "./in-process.js";
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { Code, isRpcError } from "a2a-http";
@@ -20,7 +21,7 @@ import {
   type AgentTypes,
 } from "../../../packages/runtime/src/agent/index.js";
 import { createAgentHandlers } from "../../../packages/runtime/src/agent/engine.js";
-import { A2AService, AgentCardSchema, Role, SendMessageRequestSchema, TaskState, type Task } from "../../../gen/a2a_pb.js";
+import { A2AService, Role, SendMessageRequestSchema, TaskState, type Task } from "../../../gen/a2a_pb.js";
 
 /** The memory store, whose task calls fail while `down`; `landing` makes a failing commit write first (its outcome unknown). */
 function faultyStore() {
@@ -60,15 +61,8 @@ function faultyStore() {
   return { store, inner, state };
 }
 
-const card = create(AgentCardSchema, { name: "t", capabilities: { streaming: true }, defaultInputModes: ["text/plain"] });
-const ctx = () => ({
-  rpc: "sendMessage",
-  tenant: "",
-  headers: new Headers(),
-  signal: new AbortController().signal,
-  responseHeaders: new Headers(),
-  extensions: [],
-});
+const card = plainCard;
+const ctx = () => handlerContext();
 const send = (text: string, configuration?: { returnImmediately?: boolean }) =>
   create(SendMessageRequestSchema, {
     message: { messageId: `m-${text}`, role: Role.USER, parts: [{ content: { case: "text", value: text } }] },
