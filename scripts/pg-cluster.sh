@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for the tests: `start DIR` runs initdb into
 # DIR as the postgres user, starts it on a free loopback port and prints the
-# DATABASE_URL; `stop DIR` stops it. Debian's binaries, whatever their version.
+# DATABASE_URL; `stop DIR` stops it; `start DIR` again starts the same cluster
+# on the same port (a database restarted in place). Debian's binaries,
+# whatever their version.
 set -euo pipefail
 cmd=${1:?usage: pg-cluster.sh start|stop DIR}
 dir=${2:?usage: pg-cluster.sh start|stop DIR}
@@ -12,9 +14,14 @@ case $cmd in
   start)
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
-    # A port nobody listens on now, picked by the kernel.
-    port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-    as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    if [ -f "$dir/port" ]; then
+      port=$(cat "$dir/port")
+    else
+      # A port nobody listens on now, picked by the kernel.
+      port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+      as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+      echo "$port" > "$dir/port"
+    fi
     as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' -c fsync=off -c max_connections=200" start >/dev/null
     echo "postgres://postgres@127.0.0.1:$port/postgres"
