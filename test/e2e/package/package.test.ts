@@ -597,7 +597,7 @@ describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded fr
     await npm(dir, "run", "generate");
     await npm(dir, "run", "typecheck");
     const tested = await npm(dir, "test");
-    expect(tested.stdout).toMatch(/# pass 2\n# fail 0\n/);
+    expect(tested.stdout).toMatch(/[#ℹ] pass 2\n[#ℹ] fail 0\n/); // TAP (Node 20) or the spec reporter (Node 23+)
 
     const { url, child } = await start(dir, ["start"]);
     try {
