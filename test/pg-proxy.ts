@@ -2,7 +2,9 @@
  * A TCP proxy in front of the PostgreSQL server of DATABASE_URL, for tests of
  * the database's faults: `cut()` drops every connection and refuses new ones
  * (the server gone, as `pg_ctl stop` leaves it), `restore()` lets them in
- * again. Imports nothing from vitest.
+ * again; `freeze()` stops passing bytes both ways (a server that answers
+ * nothing, as SIGSTOP leaves it), `thaw()` passes them again. Imports
+ * nothing from vitest.
  */
 import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
 
@@ -13,6 +15,10 @@ export interface PgProxy {
   cut(): void;
   /** Takes connections again. */
   restore(): void;
+  /** Stops passing bytes, on the connections open and the new ones. */
+  freeze(): void;
+  /** Passes them again. */
+  thaw(): void;
   close(): Promise<void>;
 }
 
@@ -20,6 +26,7 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
   const t = new URL(target);
   const sockets = new Set<Socket>();
   let down = false;
+  let frozen = false;
   const server: Server = createServer((client) => {
     if (down) {
       client.destroy();
@@ -32,6 +39,8 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
       sockets.add(s);
       s.on("error", () => {});
       s.on("close", () => sockets.delete(s));
+      // After pipe(), which resumes its source.
+      if (frozen) s.pause();
     }
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
@@ -52,6 +61,14 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
     },
     restore() {
       down = false;
+    },
+    freeze() {
+      frozen = true;
+      for (const s of sockets) s.pause();
+    },
+    thaw() {
+      frozen = false;
+      for (const s of sockets) s.resume();
     },
     async close() {
       for (const s of sockets) s.destroy();

@@ -36,6 +36,9 @@ describe("what a database error means to the engine (storeFault)", () => {
     const shutdown = storeFault(withCode("terminating connection due to administrator command", "57P01", "FATAL"));
     expect((shutdown as StoreUnavailableError).mayHaveWritten).toBe(false);
     expect(storeFault(withCode("sorry, too many clients already", "53300", "FATAL"))).toBeInstanceOf(StoreUnavailableError);
+    const cancelled = storeFault(withCode("canceling statement due to statement timeout", "57014", "ERROR"));
+    expect((cancelled as StoreUnavailableError).mayHaveWritten).toBe(false);
+    expect((storeFault(new Error("Query read timeout")) as StoreUnavailableError).mayHaveWritten).toBe(true);
     // The server's refusal of the statement itself, and our own bugs, stay what they are.
     const unique = withCode("duplicate key value violates unique constraint", "23505", "ERROR");
     expect(storeFault(unique)).toBe(unique);

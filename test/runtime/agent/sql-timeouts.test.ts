@@ -7,61 +7,16 @@
  * process: nothing to wait for); a server that "freezes" is a TCP proxy that
  * stops passing bytes, as SIGSTOP of the server would.
  */
-import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPostgres, type SqlClient } from "../../../packages/runtime/src/agent/sql/client.js";
 import { isGivenUp, isServerError } from "../../../packages/runtime/src/agent/sql/faults.js";
 import { SCHEMA_VERSION, migrate } from "../../../packages/runtime/src/agent/sql/migrations.js";
+import { StoreUnavailableError } from "../../../packages/runtime/src/agent/store.js";
 import { openStore } from "../../../packages/runtime/src/stores.js";
+import { startPgProxy } from "../../pg-proxy.js";
 import { createScratchDatabase, type ScratchDatabase } from "../../scratch-database.js";
 
 const url = process.env["DATABASE_URL"];
-
-/** A proxy to the server that can stop passing bytes both ways (frozen) and start again. */
-async function freezableProxy(
-  target: string,
-): Promise<{ url: (db: string) => string; freeze(): void; thaw(): void; close(): Promise<void> }> {
-  const t = new URL(target);
-  const sockets = new Set<Socket>();
-  let frozen = false;
-  const server: Server = createServer((client) => {
-    const upstream = tcpConnect(Number(t.port || 5432), t.hostname);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("error", () => {});
-      s.on("close", () => sockets.delete(s));
-      // After pipe(), which resumes its source.
-      if (frozen) s.pause();
-    }
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
-  });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url(db) {
-      const u = new URL(target);
-      u.hostname = "127.0.0.1";
-      u.port = String(port);
-      u.pathname = `/${db}`;
-      return u.toString();
-    },
-    freeze() {
-      frozen = true;
-      for (const s of sockets) s.pause();
-    },
-    thaw() {
-      frozen = false;
-      for (const s of sockets) s.resume();
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise((ok) => server.close(ok));
-    },
-  };
-}
 
 /** How long `p` took to settle, and its error (undefined when it resolved). */
 async function timed(p: Promise<unknown>): Promise<{ ms: number; error: Error | undefined }> {
@@ -141,7 +96,7 @@ describe.skipIf(!url)(`PostgreSQL timeouts${url ? "" : " (skipped: DATABASE_URL 
   });
 
   it("a frozen server: a transaction's statement is given up statementTimeoutMs + 1 s later and its connection dropped, as is a statement's; a new connection's connect is given up after poolTimeoutMs; once it thaws the pool serves again", async () => {
-    const proxy = await freezableProxy(url!);
+    const proxy = await startPgProxy(url!);
     try {
       const db = await open(proxy.url(scratch.name), { max: 1, statementTimeoutMs: 300, poolTimeoutMs: 500, onError: () => {} });
       await db.transaction((t) => t.query("SELECT 1"));
@@ -228,9 +183,10 @@ describe.skipIf(!url)(`PostgreSQL timeouts${url ? "" : " (skipped: DATABASE_URL 
       const cause = (read.error as { cause?: Error } | undefined)?.cause ?? read.error;
       expect(cause?.message).toMatch(/timeout exceeded when trying to connect/);
       expect(read.ms).toBeLessThan(900);
-      // and the put is cancelled by the server after statementTimeoutMs.
+      // and the put is cancelled by the server after statementTimeoutMs (57014, also a StoreUnavailableError's cause).
       const p = await put;
-      expect((p.error as { code?: string } | undefined)?.code).toBe("57014");
+      expect(p.error).toBeInstanceOf(StoreUnavailableError);
+      expect((p.error as { cause?: { code?: string } }).cause?.code).toBe("57014");
       expect(p.ms).toBeGreaterThanOrEqual(900);
       expect(p.ms).toBeLessThan(2_500);
     } finally {
