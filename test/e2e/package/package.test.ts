@@ -334,7 +334,8 @@ describe("the README's quick start, from an empty folder with the two tarballs",
     expect(pkg.devDependencies["protoc-gen-a2a-http"]).toBe(`file:./vendor/protoc-gen-a2a-http-${version}.tgz`);
     expectNoScriptWarning(await run("bash", ["-euc", lines[1]!], { cwd: folder, env, maxBuffer: 16 << 20 }), agent);
     const port = await freePort();
-    const { url, child } = await start(agent, ["start"], { PORT: String(port) });
+    // gRPC on any free port: its default (PORT + 1) may be taken on a busy machine, which is not what this checks.
+    const { url, child } = await start(agent, ["start"], { PORT: String(port), GRPC_PORT: "0" });
     try {
       const seconds = (Date.now() - started) / 1000;
       console.log(`quick start: scaffold, npm install and npm start in ${seconds.toFixed(1)} s (warm npm cache)`);
