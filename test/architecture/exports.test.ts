@@ -273,6 +273,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     "isA2AError",
     "isA2ASubscribeMethod",
     "isA2AVersionSupported",
+    "endsTurn",
     "isInterrupted",
     "isTerminal",
     "mediaTypeOf",

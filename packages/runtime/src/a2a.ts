@@ -52,6 +52,17 @@ export function isInterrupted(state: number): boolean {
 }
 
 /**
+ * Whether the agent's turn on the task is over in this state: it ended
+ * (terminal) or waits for the client (interrupted). A stream that gives this
+ * state ends with it (v0.3 says `final`), the executor's run is done, and the
+ * task takes a follow-up. (The anchors differ: a2a-go's IsFinal counts
+ * INPUT_REQUIRED but not AUTH_REQUIRED; A2A's streams end on both.)
+ */
+export function endsTurn(state: number): boolean {
+  return isTerminal(state) || isInterrupted(state);
+}
+
+/**
  * Where an agent's card is served: the well-known path of v1.0 and v0.3
  * (§8.2), and v0.2's, where clients built on the 0.2 SDKs still look.
  */

@@ -3,7 +3,7 @@
 // untrusted JSON with errors that name the field, the task states, and when
 // a status update is `final`.
 import type { JsonValue } from "@bufbuild/protobuf";
-import { A2AErrors, TaskState, isInterrupted, isTerminal } from "../a2a.js";
+import { A2AErrors, TaskState, endsTurn } from "../a2a.js";
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -96,8 +96,7 @@ export function stateFromV03(v03: unknown, path: string): string {
  * exactly these states).
  */
 export function isFinalV03(v1State: JsonValue | undefined): boolean {
-  const n = v1StateNumber(v1State);
-  return isTerminal(n) || isInterrupted(n);
+  return endsTurn(v1StateNumber(v1State));
 }
 
 /**

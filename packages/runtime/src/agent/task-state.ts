@@ -6,16 +6,10 @@
  */
 import type { Message as ProtoMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { TaskState, isInterrupted, isTerminal, type TaskLike } from "./types.js";
+import { endsTurn } from "../a2a.js";
+import { TaskState, type TaskLike } from "./types.js";
 
-/**
- * Whether the executor's turn on the task is over in this state: the task
- * ended (terminal) or waits for the client (INPUT_REQUIRED, AUTH_REQUIRED).
- * Its run is done, it takes a follow-up, and a stream that gives it ends.
- */
-export function endsTurn(state: number): boolean {
-  return isTerminal(state) || isInterrupted(state);
-}
+export { endsTurn };
 
 /** Whether a stream that gives this task as it is now ends with it (see {@link endsTurn}). */
 export function endsTask(task: TaskLike): boolean {
