@@ -52,6 +52,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { agents, CONTEXT_ID, EVENTS, TEXT, UPDATES } from "./agent-executors.mjs";
 import { pin } from "./pin.mjs";
+import { sdkCard } from "./sdk-card.mjs";
 
 const CONNECTIONS = 10;
 /** Requests of the warm-up: the engine's memory store holds at most 10 000 tasks by default. */
@@ -504,19 +505,7 @@ async function sdkServer(app, only) {
   const { TaskState } = await import("@a2a-js/sdk");
   const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import("@a2a-js/sdk/server");
   const { restHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
-  const card = {
-    name: "bench",
-    description: "bench",
-    version: "1.0.0",
-    supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" }],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
-    skills: [],
-    signatures: [],
-  };
+  const card = sdkCard("http://127.0.0.1/a2a");
   const text = (value) => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "" });
   const now = () => new Date().toISOString();
   const status = (ctx, state) =>

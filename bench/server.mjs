@@ -48,6 +48,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { pin } from "./pin.mjs";
 import { TASK_JSON } from "./task.mjs";
+import { sdkCard } from "./sdk-card.mjs";
 
 const EVENTS = 50;
 const CONNECTIONS = 10;
@@ -384,19 +385,7 @@ async function sdkServer() {
     },
     async cancelTask() {},
   };
-  const card = {
-    name: "bench",
-    description: "bench",
-    version: "1.0.0",
-    supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" }],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
-    skills: [],
-    signatures: [],
-  };
+  const card = sdkCard("http://127.0.0.1/a2a");
   const unary = new DefaultRequestHandler(card, store, executor);
   const streaming = new DefaultRequestHandler(card, new InMemoryTaskStore(), streamExecutor);
   const app = express();

@@ -64,6 +64,7 @@ import http from "node:http";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { pin } from "./pin.mjs";
+import { sdkCard } from "./sdk-card.mjs";
 
 const WARM_STREAMS = 200;
 const OPENING = 256;
@@ -542,19 +543,7 @@ async function sdkServer(events, wait, send) {
   const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import("@a2a-js/sdk/server");
   const { restHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
   const { default: express } = await import("express");
-  const card = {
-    name: "bench",
-    description: "bench",
-    version: "1.0.0",
-    supportedInterfaces: [{ url: "http://127.0.0.1/", protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" }],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
-    skills: [],
-    signatures: [],
-  };
+  const card = sdkCard("http://127.0.0.1/");
   const now = () => new Date().toISOString();
   const executor = {
     async execute(ctx, bus) {
