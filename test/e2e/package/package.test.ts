@@ -15,6 +15,7 @@
 //   directory and (with DATABASE_URL) a PostgreSQL database.
 // Installs share the user's npm cache (--prefer-offline), which `npm ci` of this
 // repository has filled; the first run on a machine downloads what is missing.
+import { writeStrictTsconfig } from "../strict-tsconfig.js";
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,26 +48,8 @@ const npm = (cwd: string, ...args: string[]) => run("npm", args, { cwd, env: npm
 const install = (cwd: string, ...args: string[]) => npm(cwd, "install", "--prefer-offline", "--no-audit", "--no-fund", ...args);
 
 /** What the project's own tsconfig would say for NodeNext, as strict as it gets. */
-function writeStrictTsconfig(dir: string, include: string[]) {
-  writeFileSync(
-    join(dir, "tsconfig.strict.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2023", "DOM"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        verbatimModuleSyntax: true,
-        skipLibCheck: true,
-        types: ["node"],
-        noEmit: true,
-      },
-      include,
-    }),
-  );
+function writeProjectTsconfig(dir: string, include: string[]) {
+  writeStrictTsconfig(join(dir, "tsconfig.strict.json"), include);
 }
 
 async function typecheck(dir: string): Promise<string> {
@@ -122,7 +105,7 @@ beforeAll(async () => {
   // The package.json recipe is what to add to one's own.
   const pkg = JSON.parse(readFileSync(join(host, "package.json"), "utf8")) as Record<string, unknown>;
   writeFileSync(join(host, "package.json"), JSON.stringify({ ...pkg, ...JSON.parse(recipe(recipes, "package.json")) }, null, 2));
-  writeStrictTsconfig(host, ["src"]);
+  writeProjectTsconfig(host, ["src"]);
 }, 300_000);
 
 describe("the packed packages", () => {

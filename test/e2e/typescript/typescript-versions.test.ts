@@ -12,6 +12,7 @@
 // (`Uint8Array<ArrayBuffer>`: generic since 5.7): those errors, and only
 // those, are expected under 5.4 (with skipLibCheck, as most projects set it,
 // 5.4 reports nothing: the same run less those lines).
+import { writeStrictTsconfig } from "../strict-tsconfig.js";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -31,25 +32,7 @@ const versionOf = (alias: string) =>
   (JSON.parse(readFileSync(join(root, "node_modules", alias, "package.json"), "utf8")) as { version: string }).version;
 
 function writeTsconfig(name: string, skipLibCheck: boolean) {
-  writeFileSync(
-    join(work, name),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2023", "DOM"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        verbatimModuleSyntax: true,
-        skipLibCheck,
-        types: ["node"],
-        noEmit: true,
-      },
-      include: [join(root, "gen", "*.ts"), "googleapis/**/*.ts"],
-    }),
-  );
+  writeStrictTsconfig(join(work, name), [join(root, "gen", "*.ts"), "googleapis/**/*.ts"], skipLibCheck);
 }
 
 /** tsc's error lines ("" for none): it exits non-zero on any. */
