@@ -5,17 +5,15 @@
 // once re-exported the Fastify glue, and every browser bundle of a generated
 // client broke on `node:http` (issue 29); the task engine once imported its
 // push sender's node:http and node:dns.
-import { join } from "node:path";
-import { build, type Metafile, type Platform } from "esbuild";
+import type { Metafile } from "esbuild";
 import { describe, expect, test } from "vitest";
-
-const root = join(import.meta.dirname, "..", "..", "..");
+import { bundle, CLIENT_ENTRY, SDK_CLIENT_ENTRY } from "../../../scripts/bundle-size.js";
 
 /** What a browser app or a Worker imports: generated files, and the subpaths that promise to run everywhere. */
 const entries: Record<string, string> = {
   "a2a-http/agent with the memory store, and the generated agent": `export { createAgentHandlers, createMemoryStore } from "a2a-http/agent";
 export { createA2AServiceAgent } from "./gen/a2a_http_agent.js";`,
-  "the generated client": `export { createA2AServiceClient } from "./gen/a2a_http_client.js";
+  "the generated client": `${CLIENT_ENTRY}
 export { createLibraryServiceClient } from "./gen/acme/library/v1/library_http_client.js";`,
   "the generated Hono adapters (HTTP+JSON and JSON-RPC)": `export { a2aServiceHono, a2aServiceJsonRpcHono } from "./gen/a2a_http_hono.js";`,
   "the generated v0.3 client and Hono adapter": `export { createA2AServiceClient } from "./gen/a2a-v0_3_http_client.js";
@@ -32,24 +30,6 @@ const runtimeSrc = "packages/runtime/src/";
 const nodeOnly = new RegExp(
   `${runtimeSrc}(server/(node|fastify)\\.ts|node\\.ts|fastify\\.ts|push\\.ts|agent/(push|webhook-guard)\\.ts|agent/sql/|stores\\.ts|cli\\.ts)`,
 );
-
-async function bundle(contents: string, platform: Platform) {
-  const result = await build({
-    stdin: { contents, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform,
-    // The runtime from its TypeScript source, as every test sees it (never a stale dist/).
-    conditions: ["a2a-http-source"],
-    // neutral resolves no main fields by default; packages without `exports` need these, as a Worker build has them.
-    ...(platform === "neutral" ? { mainFields: ["module", "main"] } : {}),
-    metafile: true,
-    minify: true,
-    logLevel: "silent",
-  });
-  return { errors: result.errors, metafile: result.metafile!, bytes: result.outputFiles![0]!.contents.byteLength };
-}
 
 /** Every `node:` (or bare Node built-in) import in the bundle's graph, with the file that made it. */
 function nodeImports(metafile: Metafile): string[] {
@@ -86,4 +66,23 @@ describe("bundles for browsers and Workers, with no node: import", () => {
     const runtime = Object.keys(metafile.inputs).filter((f) => f.includes("packages/runtime/src/"));
     expect(runtime.filter((f) => /\/server\/|\/jsonrpc\/server/.test(f))).toEqual([]);
   });
+});
+
+/**
+ * The generated A2A client's browser bundle against @a2a-js/sdk's client
+ * (`ClientFactory`), both built here with the same settings: the ratio of
+ * their gzip -9 sizes is computed in this test, not an absolute size, so a
+ * new SDK release or esbuild version moves both sides. Issue 43's goal is
+ * 0.8x; the budget below is the ceiling that holds today (2.46x on
+ * 2026-12-07: protobuf-es's reflection and the embedded descriptors are most
+ * of the difference, bench/README.md "The client's bundle"), lowered as the
+ * client loses them, never raised.
+ */
+const CLIENT_BUDGET = 2.5;
+
+test(`the generated client's browser bundle is at most ${CLIENT_BUDGET}x @a2a-js/sdk's client (gzip -9)`, async () => {
+  const [ours, sdk] = await Promise.all([bundle(CLIENT_ENTRY, "browser"), bundle(SDK_CLIENT_ENTRY, "browser")]);
+  // Both bundles hold what they claim: a misnamed export would bundle almost nothing.
+  expect(sdk.bytes).toBeGreaterThan(50_000);
+  expect(ours.gzip / sdk.gzip).toBeLessThanOrEqual(CLIENT_BUDGET);
 });
