@@ -65,6 +65,11 @@ describe("bundles for browsers and Workers, with no node: import", () => {
     const { metafile } = await bundle(entries["the generated client"]!, "browser");
     const runtime = Object.keys(metafile.inputs).filter((f) => f.includes("packages/runtime/src/"));
     expect(runtime.filter((f) => /\/server\/|\/jsonrpc\/server/.test(f))).toEqual([]);
+    // Nor what only an answer needs: REQUIRED fields written at their defaults (a reflective walk, with field_behavior's descriptor).
+    const output = Object.values(metafile.outputs)[0]!.inputs;
+    expect(
+      runtime.filter((f) => /transcoding\/required|gen\/google\/api\/field_behavior/.test(f) && (output[f]?.bytesInOutput ?? 0) > 0),
+    ).toEqual([]);
   });
 });
 

@@ -4,10 +4,10 @@
 // from the answer's JSON. What differs between HTTP+JSON and JSON-RPC (the
 // URL, method and body; where the message sits in the answer; how an error
 // looks) is the binding's {@link ClientWire}.
-import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { create, fromJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
 import { A2A_DEFAULT_VERSIONS, A2A_TENANT, mediaTypeOf } from "../a2a.js";
-import { readLenient, routeCodecs, writeMessage } from "../transcoding/message-json.js";
+import { readLenient, routeCodecs, writePlain } from "../transcoding/message-json.js";
 import { Code, RpcError } from "../errors.js";
 import type { MessageJsonCodec } from "../codegen/index.js";
 import type { RouteBinding } from "../route-binding.js";
@@ -92,7 +92,6 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
   const registry = options.registry;
   const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
   const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
-  const writeOptions = registry ? { registry } : undefined;
   const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
   const retry = retryPolicy(options.retry);
 
@@ -138,9 +137,8 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
     let json: JsonObject;
     try {
       const msg = create(plan.input, request as never) as Message;
-      json = (
-        writeOptions === undefined ? writeMessage(plan.input, plan.json?.input, msg) : toJson(plan.input, msg, writeOptions)
-      ) as JsonObject;
+      // With a registry the route's codecs are off (routeCodecs): protobuf-es writes, with it.
+      json = writePlain(plan.input, plan.json?.input, msg, registry) as JsonObject;
     } catch (cause) {
       if (cause instanceof RpcError) throw cause;
       throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);

@@ -31,6 +31,15 @@ export function readLenient(desc: DescMessage, codec: MessageJsonCodec | undefin
 }
 
 /**
+ * `toJson(desc, message)`. Apart from {@link writeMessage} so that a client,
+ * which never writes REQUIRED defaults, does not bundle their reflective
+ * walk (transcoding/required.ts and field_behavior's descriptor).
+ */
+export function writePlain(desc: DescMessage, codec: MessageJsonCodec | undefined, message: Message, registry?: Registry): JsonValue {
+  return codec?.write(message) ?? toJson(desc, message, registry ? { registry } : undefined);
+}
+
+/**
  * `toJson(desc, message)`; with `emitRequired`, REQUIRED fields at their
  * defaults too (the codec writes them itself, see MessageJsonCodec.write).
  */
@@ -41,10 +50,11 @@ export function writeMessage(
   emitRequired = false,
   registry?: Registry,
 ): JsonValue {
-  const written = codec?.write(message, emitRequired);
+  if (!emitRequired) return writePlain(desc, codec, message, registry);
+  const written = codec?.write(message, true);
   if (written !== undefined) return written;
   const json = toJson(desc, message, registry ? { registry } : undefined);
-  if (emitRequired) fillRequiredDefaults(desc, message, json);
+  fillRequiredDefaults(desc, message, json);
   return json;
 }
 
