@@ -10,12 +10,16 @@
  * - `/input`: the task stops in INPUT_REQUIRED;
  * - `/fail`: the task ends FAILED;
  * - `/work <n>`: n progress steps of `stepMs` each, logged, then COMPLETED;
+ * - `/ask <text>`: sends `<text>` to the peer agent (`peer`, `--peer` of
+ *   example/server.ts) with the generated client and COMPLETES with its answer
+ *   (one trace across both agents when OpenTelemetry is on);
  * - anything else: the task COMPLETES with an artifact that echoes the text.
  */
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { AgentStore, PushSender } from "a2a-http/agent";
-import { AgentCardSchema, type AgentInterfaceSchema, AgentSkillSchema, type AgentCard } from "../gen/a2a_pb.js";
+import { AgentCardSchema, type AgentInterfaceSchema, AgentSkillSchema, Role, type AgentCard } from "../gen/a2a_pb.js";
 import { createA2AServiceAgent, type A2AServiceExecutor } from "../gen/a2a_http_agent.js";
+import type { A2AServiceClient } from "../gen/a2a_http_client.js";
 
 export interface ExampleAgentOptions {
   /** The public card, or a function that gives it; GetExtendedAgentCard answers it with one more skill. */
@@ -28,6 +32,8 @@ export interface ExampleAgentOptions {
   readonly store?: AgentStore;
   /** Delivers push notifications (on Node: `createPushSender()` of a2a-http/push). Default: none, push unavailable. */
   readonly pushSender?: PushSender;
+  /** Another agent that `/ask` sends to (a client of the generated code). Default: none, `/ask` fails. */
+  readonly peer?: A2AServiceClient;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -41,10 +47,11 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /** What the example agent does with one message. */
-export function exampleExecutor(stepMs = 1000, log: (line: string) => void = () => {}): A2AServiceExecutor {
+export function exampleExecutor(stepMs = 1000, log: (line: string) => void = () => {}, peer?: A2AServiceClient): A2AServiceExecutor {
   return async ({ text, signal, taskId }, task) => {
     if (text.startsWith("/message")) return task.reply(text.replace(/^\/message\s*/, "") || "hello");
     await task.working();
+    if (text.startsWith("/ask")) return ask(peer, text.replace(/^\/ask\s*/, ""), taskId, signal, task);
     if (text.startsWith("/wait")) return sleep(2 ** 31 - 1, signal);
     if (text.startsWith("/input")) return task.askForInput("What else do you need?");
     if (text.startsWith("/fail")) return task.fail("failed on purpose");
@@ -61,11 +68,29 @@ export function exampleExecutor(stepMs = 1000, log: (line: string) => void = () 
   };
 }
 
+/** `/ask`: the peer's answer (its reply, or its task's first artifact) becomes this task's artifact. */
+async function ask(
+  peer: A2AServiceClient | undefined,
+  text: string,
+  taskId: string,
+  signal: AbortSignal,
+  task: Parameters<A2AServiceExecutor>[1],
+): Promise<void> {
+  if (!peer) return task.fail("no peer agent to ask (start the agent with --peer <url>)");
+  const sent = await peer.sendMessage(
+    { message: { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: text } }] } },
+    { signal },
+  );
+  const parts = sent.payload.case === "task" ? (sent.payload.value.artifacts[0]?.parts ?? []) : (sent.payload.value?.parts ?? []);
+  const answer = parts.map((p) => (p.content.case === "text" ? p.content.value : "")).join("");
+  return task.complete({ artifactId: `${taskId}-peer`, name: "peer", parts: [{ content: { case: "text", value: `peer: ${answer}` } }] });
+}
+
 /** Creates the example agent's handlers over a fresh store. */
 export function createExampleAgent(options: ExampleAgentOptions = {}) {
   const card = options.card ?? exampleAgentCard("http://127.0.0.1");
   const currentCard = typeof card === "function" ? card : () => card;
-  return createA2AServiceAgent(exampleExecutor(options.stepMs, options.log), {
+  return createA2AServiceAgent(exampleExecutor(options.stepMs, options.log, options.peer), {
     card: currentCard,
     // The example has no authentication: every caller counts as authenticated.
     authenticated: () => true,

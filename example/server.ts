@@ -8,7 +8,7 @@
  * the same handlers. The card at /.well-known/agent-card.json lists
  * the three interfaces, HTTP+JSON first.
  *
- *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate]
+ *     tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate] [--peer url]
  *
  * --store keeps tasks in memory (the default), in a directory (embedded
  * PostgreSQL, PGlite) or on a PostgreSQL server, which several instances of
@@ -17,7 +17,9 @@
  * without a tenant still work. `--grpc-port -1` (or `off`) turns gRPC off.
  * GET /healthz (the process serves) and /readyz (the store answers; 503 once
  * stopping) are for probes and load balancers (docs/deployment.md, Health).
- * `LOG_FORMAT=json` writes one JSON object per line instead of text.
+ * `LOG_FORMAT=json` writes one JSON object per line instead of text. With
+ * OTEL_EXPORTER_OTLP_ENDPOINT set, traces and metrics go there over OTLP/HTTP
+ * (example/telemetry.ts, docs/observability.md).
  */
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
@@ -53,9 +55,11 @@ import { a2aServiceExpress, a2aServiceJsonRpcExpress } from "../gen/a2a_http_exp
 import { a2aServiceFastify, a2aServiceJsonRpcFastify } from "../gen/a2a_http_fastify.js";
 import { a2aServiceHono, a2aServiceJsonRpcHono } from "../gen/a2a_http_hono.js";
 import { createA2AServiceAgent } from "../gen/a2a_http_agent.js";
+import { createA2AServiceClient } from "../gen/a2a_http_client.js";
 import { createExampleAgent, exampleAgentCard, type ExampleInterfaces } from "./agent.js";
 import { conformanceCard, conformanceExecutor } from "./conformance.js";
 import { docsAnswer } from "./docs.js";
+import { startTelemetry, TelemetryConfigError, type Telemetry } from "./telemetry.js";
 
 export type Framework = "express" | "fastify" | "hono";
 
@@ -154,6 +158,8 @@ export async function startExampleAgent(options: {
   log?: (line: string) => void;
   /** Where the runtime's errors and warnings go (servers, push sender, store). Default: the console. */
   logger?: Logger;
+  /** The HTTP+JSON URL of another agent that the example's `/ask` sends to. */
+  peer?: string;
 }): Promise<RunningAgent> {
   const host = options.host ?? "127.0.0.1";
   const logger = options.logger ?? consoleLogger;
@@ -186,7 +192,13 @@ export async function startExampleAgent(options: {
   const health = { ready: storeReadiness(store, () => closing) };
   const handlers =
     kind === "example"
-      ? createExampleAgent({ log, card: agentCard, pushSender, store })
+      ? createExampleAgent({
+          log,
+          card: agentCard,
+          pushSender,
+          store,
+          ...(options.peer ? { peer: createA2AServiceClient({ baseUrl: options.peer }) } : {}),
+        })
       : createA2AServiceAgent(conformanceExecutor, {
           card: agentCard,
           pushSender,
@@ -301,7 +313,7 @@ export async function startExampleAgent(options: {
   }
 }
 
-const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate]
+const usage = `usage: tsx example/server.ts [--framework express|fastify|hono] [--port 41241] [--grpc-port 41242] [--host 127.0.0.1] [--tenant name] [--agent example] [--store memory|<dir>|postgres://…] [--migrate] [--peer url]
 
 Serves the example agent over A2A's three bindings from one handler object:
 HTTP+JSON at /, JSON-RPC at /jsonrpc, gRPC (and gRPC-Web, Connect) on its own
@@ -333,13 +345,17 @@ HTTP/2 port; its card, listing all three, at ${cardPath}.
                (a PostgreSQL server that several instances may share)
   --migrate    with a postgres:// store, apply missing schema migrations at
                start (otherwise run npx a2a-http migrate --url ... first)
+  --peer       the HTTP+JSON URL of another A2A agent, which a message
+               "/ask <text>" is sent to (the task completes with its answer)
 
 On a loopback host the agent delivers push notifications to local and plain
 http:// webhooks too; on any other host only to public https:// ones.
 
 GET /healthz answers 200 while the process serves, GET /readyz 200 while the
 store answers (503 once stopping): for probes and load balancers. With the
-environment variable LOG_FORMAT=json the agent logs one JSON object per line.`;
+environment variable LOG_FORMAT=json the agent logs one JSON object per line.
+With OTEL_EXPORTER_OTLP_ENDPOINT (and OpenTelemetry's other OTEL_* variables)
+it exports traces and metrics over OTLP/HTTP (docs/observability.md).`;
 
 /** --allowed-hosts: "any", or a comma-separated list. */
 function allowedHostsFlag(text: string): AllowedHosts {
@@ -386,6 +402,7 @@ async function main(): Promise<void> {
         agent: { type: "string", default: "example" },
         store: { type: "string" },
         migrate: { type: "boolean", default: false },
+        peer: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -435,6 +452,15 @@ async function main(): Promise<void> {
   }
   // LOG_FORMAT=json: one JSON object per line (the runtime's errors and warnings too); else text as always.
   const logger = loggerFromEnv(process.env);
+  // OTEL_EXPORTER_OTLP_ENDPOINT and the rest of OpenTelemetry's environment; nothing loaded without it.
+  let telemetry: Telemetry | undefined;
+  try {
+    telemetry = await startTelemetry({ serviceName: "a2a-example-agent", warn: (line) => logger.warn({}, line) });
+  } catch (e) {
+    if (!(e instanceof TelemetryConfigError)) throw e;
+    console.error(e.message);
+    process.exit(2);
+  }
   let agent: RunningAgent;
   try {
     agent = await startExampleAgent({
@@ -449,6 +475,7 @@ async function main(): Promise<void> {
       // The flag, else A2A_STORE (as the scaffold reads it), else memory.
       store: values.store ?? (process.env["A2A_STORE"]?.trim() || "memory"),
       migrate: values.migrate,
+      ...(values.peer ? { peer: values.peer } : {}),
       log: (line) => logger.info({ source: "executor" }, `[agent] ${line}`),
       logger,
     });
@@ -474,12 +501,17 @@ async function main(): Promise<void> {
   say(`store: ${agent.store}`);
   say(`API reference: ${agent.url}/docs (OpenAPI document: ${agent.url}/openapi.json)`);
   say(`health: ${agent.url}/healthz (live), ${agent.url}/readyz (ready)`);
+  if (telemetry) say(telemetry.description);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     say(`${signal}: stopping`);
-    void agent.close().then(() => process.exit(0));
+    // The spans and metrics of the last requests are exported before the process ends.
+    void agent
+      .close()
+      .then(() => telemetry?.shutdown())
+      .then(() => process.exit(0));
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));

@@ -1,0 +1,242 @@
+// OpenTelemetry from the standard environment, with nothing to configure in
+// code: when OTEL_EXPORTER_OTLP_ENDPOINT (or a signal's own
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) is
+// set, the agent exports its traces and metrics over OTLP/HTTP to it;
+// otherwise this file loads none of the OpenTelemetry SDK's packages and costs
+// nothing. The variables it reads are OpenTelemetry's own (its SDK
+// environment specification): OTEL_SDK_DISABLED, OTEL_SERVICE_NAME,
+// OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER
+// (otlp or none), OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or
+// http/json; also per signal), OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER
+// and OTEL_TRACES_SAMPLER_ARG, OTEL_BSP_SCHEDULE_DELAY,
+// OTEL_BSP_EXPORT_TIMEOUT, OTEL_METRIC_EXPORT_INTERVAL,
+// OTEL_METRIC_EXPORT_TIMEOUT and OTEL_LOG_LEVEL.
+//
+// The SDK's packages (optionalDependencies of the project, about 20 MB) are
+// imported only then; an install without them (npm ci --omit=optional) runs
+// without telemetry and says which packages to install if the environment
+// asks for export. The example agent of protoc-gen-a2a-http runs this very
+// file; `protoc-gen-a2a-http scaffold --force` rewrites it.
+import type { ContextManager, MeterProvider, TextMapPropagator, TracerProvider } from "@opentelemetry/api";
+
+/** An environment that asks for something this file cannot do (gRPC, an unknown exporter or sampler). */
+export class TelemetryConfigError extends Error {
+  override name = "TelemetryConfigError";
+}
+
+/** The SDK that runs, for {@link Telemetry.shutdown}. */
+export interface Telemetry {
+  /** Which signals are exported, and where, in one line (for the agent's log). */
+  readonly description: string;
+  /** Exports what is still buffered, then stops (bounded by `timeoutMs`, default 5 000). */
+  shutdown(timeoutMs?: number): Promise<void>;
+}
+
+export interface TelemetryOptions {
+  /** The service name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES's service.name gives one. */
+  readonly serviceName: string;
+  /** Where one line goes when the environment asks for export but the SDK is not installed. Default: console.warn. */
+  readonly warn?: (line: string) => void;
+  /** The environment. Default: process.env (the exporters and resource read process.env themselves). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The packages imported when the environment asks for export: the project's optionalDependencies. */
+export const telemetryPackages = [
+  "@opentelemetry/api",
+  "@opentelemetry/context-async-hooks",
+  "@opentelemetry/core",
+  "@opentelemetry/resources",
+  "@opentelemetry/sdk-trace",
+  "@opentelemetry/sdk-metrics",
+  "@opentelemetry/exporter-trace-otlp-proto",
+  "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/exporter-metrics-otlp-proto",
+  "@opentelemetry/exporter-metrics-otlp-http",
+] as const;
+
+type Signal = "TRACES" | "METRICS";
+type Protocol = "http/protobuf" | "http/json";
+
+/** What the environment asks of one signal: undefined for nothing. */
+function exportOf(env: NodeJS.ProcessEnv, signal: Signal): Protocol | undefined {
+  const exporterVar = `OTEL_${signal}_EXPORTER`;
+  const exporters = (env[exporterVar]?.trim() || "otlp")
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== "");
+  if (exporters.includes("none")) return undefined;
+  const unknown = exporters.filter((e) => e !== "otlp");
+  if (unknown.length > 0) throw new TelemetryConfigError(`${exporterVar}=${env[exporterVar]}: only otlp (or none) is supported here`);
+  // The standard default exporter is otlp, but without an endpoint nobody asked for one.
+  if (!env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]?.trim() && !env["OTEL_EXPORTER_OTLP_ENDPOINT"]?.trim()) return undefined;
+  const protocolVar = env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`]?.trim()
+    ? `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`
+    : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const protocol = env[protocolVar]?.trim() || "http/protobuf";
+  if (protocol === "http/protobuf" || protocol === "http/json") return protocol;
+  if (protocol === "grpc") {
+    throw new TelemetryConfigError(
+      `${protocolVar}=grpc is not supported: set it to http/protobuf (or http/json) and point the endpoint at the collector's OTLP/HTTP port (4318)`,
+    );
+  }
+  throw new TelemetryConfigError(`${protocolVar}=${protocol}: give http/protobuf or http/json`);
+}
+
+/** A whole number of milliseconds from `name`, or `fallback`. */
+function millis(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new TelemetryConfigError(`${name}=${raw} is not a whole number of milliseconds`);
+  return n;
+}
+
+/** True when the environment asks for export; throws TelemetryConfigError for what it cannot do. */
+export function telemetryWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env["OTEL_SDK_DISABLED"]?.trim().toLowerCase() === "true") return false;
+  return exportOf(env, "TRACES") !== undefined || exportOf(env, "METRICS") !== undefined;
+}
+
+/**
+ * Starts the OpenTelemetry SDK when the environment asks for export (see the
+ * top of this file) and has the A2A runtime record into it
+ * (enableOpenTelemetry of a2a-http/otel); resolves with undefined otherwise,
+ * having imported no SDK package. Throws TelemetryConfigError for a setting it
+ * cannot honour (OTLP over gRPC, another exporter, an unknown sampler).
+ */
+export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry | undefined> {
+  const env = options.env ?? process.env;
+  if (!telemetryWanted(env)) return undefined;
+  const traces = exportOf(env, "TRACES");
+  const metrics = exportOf(env, "METRICS");
+  let sdk: Awaited<ReturnType<typeof importSdk>>;
+  try {
+    sdk = await importSdk(traces, metrics);
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw e;
+    (options.warn ?? console.warn)(
+      `OpenTelemetry export is configured (OTEL_EXPORTER_OTLP_*) but its SDK is not installed, so nothing is exported: ` +
+        `npm install ${telemetryPackages.join(" ")}`,
+    );
+    return undefined;
+  }
+  const { api, core } = sdk;
+  const logLevel = env["OTEL_LOG_LEVEL"]?.trim();
+  // The SDK reports failed exports through its diagnostic logger, silent unless asked.
+  if (logLevel) api.diag.setLogger(new api.DiagConsoleLogger(), core.diagLogLevelFromString(logLevel));
+  // Later merges win: the default's unknown_service, then the agent's name, then OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES.
+  const resource = sdk.resources
+    .defaultResource()
+    .merge(sdk.resources.resourceFromAttributes({ "service.name": options.serviceName }))
+    .merge(sdk.resources.detectResources({ detectors: [sdk.resources.envDetector] }));
+  const contextManager: ContextManager = new sdk.contextAsyncHooks.AsyncLocalStorageContextManager();
+  contextManager.enable();
+  api.context.setGlobalContextManager(contextManager);
+  const propagator: TextMapPropagator = new core.CompositePropagator({
+    propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],
+  });
+  api.propagation.setGlobalPropagator(propagator);
+  let tracerProvider: (TracerProvider & { shutdown(): Promise<void> }) | undefined;
+  if (traces && sdk.trace && sdk.traceExporter) {
+    tracerProvider = new sdk.trace.TracerProvider({
+      resource,
+      sampler: samplerOf(env, sdk.trace),
+      spanProcessors: [
+        new sdk.trace.BatchSpanProcessor({
+          exporter: new sdk.traceExporter.OTLPTraceExporter(),
+          scheduledDelayMillis: millis(env, "OTEL_BSP_SCHEDULE_DELAY", 5000),
+          exportTimeoutMillis: millis(env, "OTEL_BSP_EXPORT_TIMEOUT", 30000),
+        }),
+      ],
+    });
+    api.trace.setGlobalTracerProvider(tracerProvider);
+  }
+  let meterProvider: (MeterProvider & { shutdown(): Promise<void> }) | undefined;
+  if (metrics && sdk.metrics && sdk.metricExporter) {
+    const interval = millis(env, "OTEL_METRIC_EXPORT_INTERVAL", 60000);
+    meterProvider = new sdk.metrics.MeterProvider({
+      resource,
+      readers: [
+        new sdk.metrics.PeriodicExportingMetricReader({
+          exporter: new sdk.metricExporter.OTLPMetricExporter(),
+          exportIntervalMillis: interval,
+          // The reader refuses a timeout longer than the interval (OTEL_METRIC_EXPORT_INTERVAL=1000 alone would fail).
+          exportTimeoutMillis: Math.min(millis(env, "OTEL_METRIC_EXPORT_TIMEOUT", 30000), interval),
+        }),
+      ],
+    });
+    api.metrics.setGlobalMeterProvider(meterProvider);
+  }
+  const disable = sdk.a2a.enableOpenTelemetry({
+    ...(tracerProvider ? { tracerProvider } : {}),
+    ...(meterProvider ? { meterProvider } : {}),
+    propagator,
+  });
+  const where = (signal: Signal) => env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]?.trim() || env["OTEL_EXPORTER_OTLP_ENDPOINT"]?.trim();
+  const description = [
+    traces ? `traces to ${where("TRACES")} (${traces})` : "no traces",
+    metrics ? `metrics to ${where("METRICS")} (${metrics})` : "no metrics",
+  ].join(", ");
+  let stopped: Promise<void> | undefined;
+  return {
+    description: `OpenTelemetry: ${description}`,
+    shutdown: (timeoutMs = 5000) =>
+      (stopped ??= (async () => {
+        disable();
+        let timer: NodeJS.Timeout | undefined;
+        // A collector that does not answer must not hold the agent's exit.
+        const late = new Promise<void>((ok) => (timer = setTimeout(ok, timeoutMs).unref()));
+        const flushed = Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]).then(() => undefined);
+        await Promise.race([flushed, late]);
+        clearTimeout(timer);
+      })()),
+  };
+}
+
+/** The SDK's modules, imported only now; a signal's exporter only for its protocol. */
+async function importSdk(traces: Protocol | undefined, metrics: Protocol | undefined) {
+  const [api, core, resources, contextAsyncHooks, a2a] = await Promise.all([
+    import("@opentelemetry/api"),
+    import("@opentelemetry/core"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/context-async-hooks"),
+    import("a2a-http/otel"),
+  ]);
+  const [trace, traceExporter, metricsSdk, metricExporter] = await Promise.all([
+    traces ? import("@opentelemetry/sdk-trace") : undefined,
+    traces === "http/protobuf"
+      ? import("@opentelemetry/exporter-trace-otlp-proto")
+      : traces === "http/json"
+        ? import("@opentelemetry/exporter-trace-otlp-http")
+        : undefined,
+    metrics ? import("@opentelemetry/sdk-metrics") : undefined,
+    metrics === "http/protobuf"
+      ? import("@opentelemetry/exporter-metrics-otlp-proto")
+      : metrics === "http/json"
+        ? import("@opentelemetry/exporter-metrics-otlp-http")
+        : undefined,
+  ]);
+  return { api, core, resources, contextAsyncHooks, a2a, trace, traceExporter, metrics: metricsSdk, metricExporter };
+}
+
+/** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG; default parentbased_always_on. */
+function samplerOf(env: NodeJS.ProcessEnv, sdk: typeof import("@opentelemetry/sdk-trace")) {
+  const name = env["OTEL_TRACES_SAMPLER"]?.trim().toLowerCase() || "parentbased_always_on";
+  const argRaw = env["OTEL_TRACES_SAMPLER_ARG"]?.trim();
+  const ratio = argRaw ? Number(argRaw) : 1;
+  if (name.endsWith("traceidratio") && !(ratio >= 0 && ratio <= 1)) {
+    throw new TelemetryConfigError(`OTEL_TRACES_SAMPLER_ARG=${argRaw}: give a ratio from 0 to 1`);
+  }
+  const root = name.endsWith("always_off")
+    ? new sdk.AlwaysOffSampler()
+    : name.endsWith("traceidratio")
+      ? new sdk.TraceIdRatioBasedSampler(ratio)
+      : new sdk.AlwaysOnSampler();
+  const known = ["always_on", "always_off", "traceidratio"];
+  if (known.includes(name)) return root;
+  if (name.startsWith("parentbased_") && known.includes(name.slice("parentbased_".length))) return new sdk.ParentBasedSampler({ root });
+  throw new TelemetryConfigError(
+    `OTEL_TRACES_SAMPLER=${env["OTEL_TRACES_SAMPLER"]}: give always_on, always_off, traceidratio or parentbased_ with one of those`,
+  );
+}
