@@ -7,41 +7,28 @@
  * once, the waiting task is not failed by any sweep, and reads during the
  * outage answer UNAVAILABLE.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, chmodSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, isRpcError } from "a2a-http";
 import { createAgentHandlers } from "../../../packages/runtime/src/agent/engine.js";
 import { openStore } from "../../../packages/runtime/src/stores.js";
 import { GetTaskRequestSchema, Role, SendMessageRequestSchema, TaskState, type Task, A2AService } from "../../../gen/a2a_pb.js";
+import { canStartCluster, startCluster, type PgCluster } from "../../pg-cluster.js";
 import { handlerContext, plainCard } from "./in-process.js";
 
-const script = fileURLToPath(new URL("../../../scripts/pg-cluster.sh", import.meta.url));
-const canRun = process.platform === "linux" && execFileSync("sh", ["-c", "ls -d /usr/lib/postgresql/*/bin 2>/dev/null || true"]).length > 0;
 const ci = process.env["CI"] === "true";
 const LEASE_MS = 1_500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quiet = { info() {}, warn() {}, error() {} };
 
-describe.skipIf(!canRun && !ci)("two agents through a PostgreSQL restart in place", () => {
-  let dir: string;
+describe.skipIf(!canStartCluster && !ci)("two agents through a PostgreSQL restart in place", () => {
+  let cluster: PgCluster;
   let url: string;
-  const cluster = (cmd: "start" | "stop") => execFileSync(script, [cmd, join(dir, "c")], { encoding: "utf8" }).trim();
   beforeAll(() => {
-    if (!canRun) throw new Error("PostgreSQL's binaries are missing (apt-get install postgresql): this test starts its own cluster");
-    dir = mkdtempSync(join(tmpdir(), "a2a-restart-"));
-    // The postgres user must reach the cluster's directory.
-    chmodSync(dir, 0o755);
-    url = cluster("start");
+    cluster = startCluster();
+    url = cluster.url;
   }, 60_000);
-  afterAll(() => {
-    if (dir && existsSync(join(dir, "c"))) cluster("stop");
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => cluster?.remove());
 
   const send = (text: string, returnImmediately = true) =>
     create(SendMessageRequestSchema, {
@@ -77,7 +64,7 @@ describe.skipIf(!canRun && !ci)("two agents through a PostgreSQL restart in plac
       expect(waiting.status?.state).toBe(TaskState.INPUT_REQUIRED);
       await sleep(300);
 
-      cluster("stop");
+      cluster.stop();
       release();
       await sleep(500);
       const during = await get(agentA, running).then(
@@ -87,7 +74,7 @@ describe.skipIf(!canRun && !ci)("two agents through a PostgreSQL restart in plac
       expect(isRpcError(during) && during.code).toBe(Code.UNAVAILABLE);
       // Down for longer than a lease.
       await sleep(LEASE_MS * 2);
-      cluster("start");
+      cluster.start();
 
       let task: Task | undefined;
       for (let i = 0; i < 150 && task?.status?.state !== TaskState.COMPLETED; i++) {

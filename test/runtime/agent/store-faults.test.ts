@@ -21,7 +21,16 @@ import {
   type AgentTypes,
 } from "../../../packages/runtime/src/agent/index.js";
 import { createAgentHandlers } from "../../../packages/runtime/src/agent/engine.js";
-import { A2AService, Role, SendMessageRequestSchema, TaskState, type Task } from "../../../gen/a2a_pb.js";
+import { createPushSender } from "a2a-http/push";
+import {
+  A2AService,
+  AgentCardSchema,
+  Role,
+  SendMessageRequestSchema,
+  TaskPushNotificationConfigSchema,
+  TaskState,
+  type Task,
+} from "../../../gen/a2a_pb.js";
 
 /** The memory store, whose task calls fail while `down`; `landing` makes a failing commit write first (its outcome unknown). */
 function faultyStore() {
@@ -154,6 +163,39 @@ describe("the engine when its store cannot be reached", () => {
     expect((error as Error).message).not.toMatch(/connection terminated/);
     expect(ran).toBe(false);
     state.down = false;
+    await agent.close();
+  });
+
+  it("a push config the store could not take once the task exists is stored when it can: the send answers its task, which runs", async () => {
+    const { store } = faultyStore();
+    let puts = 0;
+    const put = store.pushConfigs.put.bind(store.pushConfigs);
+    const flaky: AgentStore = {
+      ...store,
+      pushConfigs: {
+        ...store.pushConfigs,
+        put: async (key, config) => {
+          // The task was created; the config's write meets the database away (too many clients).
+          if (++puts === 1) throw new StoreUnavailableError(false, new Error("sorry, too many clients already"));
+          return put(key, config);
+        },
+      },
+    };
+    const agent = createAgentHandlers(A2AService, (_input, task) => task.complete(), {
+      card: create(AgentCardSchema, { name: "t", capabilities: { pushNotifications: true }, defaultInputModes: ["text/plain"] }),
+      store: flaky,
+      pushSender: createPushSender({ allow: { http: true, addresses: ["127.0.0.1/32"] }, onError: () => {} }),
+    });
+    for (const returnImmediately of [true, false]) {
+      puts = 0;
+      const request = send(`go ${returnImmediately}`, { returnImmediately });
+      request.configuration!.taskPushNotificationConfig = create(TaskPushNotificationConfigSchema, { url: "http://127.0.0.1:9/hook" });
+      const task = await taskOf(agent, request);
+      expect(puts).toBe(2);
+      await sleep(50);
+      const stored = await store.tasks.get({ tenant: "", owner: "", id: task.id });
+      expect(stored?.task.status?.state).toBe(TaskState.COMPLETED);
+    }
     await agent.close();
   });
 

@@ -8,7 +8,11 @@
  * claimed).
  */
 import { givenUp, pushTargetOf, type PushSender } from "./push-sender.js";
-import type { OutboxItem, PushOutbox } from "./store.js";
+import { StoreUnavailableError, type OutboxItem, type PushOutbox } from "./store.js";
+
+/** A mark the database did not take is tried again after 100 ms, doubled up to 1.6 s (3.1 s in all, within a claim). */
+const MARK_FIRST_WAIT_MS = 100;
+const MARK_LAST_WAIT_MS = 1_600;
 
 export interface OutboxWorkerOptions {
   /**
@@ -48,12 +52,29 @@ export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, option
     const outcome = await sender.attempt(target, body);
     if (closed && !outcome.ok) return; // the claim lapses; another instance (or the next start) sends it
     const attempts = item.attempts + 1;
-    if (outcome.ok) return outbox.done(item.id);
+    if (outcome.ok) return marked(() => outbox.done(item.id));
     if (!outcome.retry || attempts >= sender.maxAttempts) {
       sender.report(givenUp(target, attempts, outcome.reason), target);
-      return outbox.done(item.id);
+      return marked(() => outbox.done(item.id));
     }
-    return outbox.retry(item.id, attempts, Date.now() + sender.retryDelayMs(attempts, outcome));
+    return marked(() => outbox.retry(item.id, attempts, Date.now() + sender.retryDelayMs(attempts, outcome)));
+  }
+
+  /**
+   * Marks a delivery sent or due later, tried again for a few seconds while
+   * the database is away for a moment: a mark lost leaves the delivery
+   * claimed until its claim lapses, then sent again (a duplicate, and its
+   * config's later deliveries held that long).
+   */
+  async function marked(mark: () => Promise<void>): Promise<void> {
+    for (let wait = MARK_FIRST_WAIT_MS; ; wait *= 2) {
+      try {
+        return await mark();
+      } catch (e) {
+        if (!(e instanceof StoreUnavailableError) || wait > MARK_LAST_WAIT_MS || closed) throw e;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   /** Claims and sends until nothing is due. */

@@ -121,14 +121,31 @@ export class TaskWriter {
     return (async () => {
       await this.create(run, task, event, retry);
       run.unstored = undefined;
-      if (pushConfig) {
-        await push.put(run.key, pushConfig);
-        await execution.firstConfigStored(run.key, pushConfig.id);
+      // The task exists from here: what follows is waited for (the run goes on with its task), and an error names the task.
+      try {
+        if (pushConfig) {
+          await this.whileUnreachable(() => push.put(run.key, pushConfig));
+          await this.whileUnreachable(async () => await execution.firstConfigStored(run.key, pushConfig.id));
+        }
+        const p = this.published(run.key, run.topic, 1, event, task);
+        if (p) await p;
+      } catch (e) {
+        throw e instanceof StoreUnavailableError ? namingTask(run.key.id, e) : e;
       }
-      const p = this.published(run.key, run.topic, 1, event, task);
-      if (p) await p;
       return storedFirst(run, task);
     })();
+  }
+
+  /** Runs `step` until the store answers it (a step safe to repeat), with backoff; gives up once the engine closes. */
+  private async whileUnreachable(step: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await step();
+      } catch (e) {
+        if (!(e instanceof StoreUnavailableError)) throw e;
+        await this.backoff(attempt, e);
+      }
+    }
   }
 
   /**
@@ -297,6 +314,16 @@ function storedFirst(run: Run, task: TaskLike): Stored {
   run.latest = { task, version: 1 };
   run.first.resolve(run.latest);
   return run.latest;
+}
+
+/** The store's fault once task `id` exists: the answer names it, so that a client gets it rather than sending again. */
+export function namingTask(id: string, e: StoreUnavailableError): StoreUnavailableError {
+  if (e.message.includes(id)) return e;
+  return new StoreUnavailableError(
+    e.mayHaveWritten,
+    e,
+    `task ${id} was created, but the agent's task store cannot be reached now to go on with it; get it with GetTask shortly`,
+  );
 }
 
 function storeFull(e: unknown): unknown {

@@ -13,6 +13,9 @@ import { EVENTS_CHANNEL, notifyPayload } from "./notifications.js";
 import { storeFault } from "./unavailable.js";
 import { CLAIM_DELIVERIES, DELETE_DELIVERY, ENQUEUE_DELIVERY, NOTIFY, RETRY_DELIVERY, TASK_EVENT } from "./statements.js";
 
+/** How soon a delivery the database could not read for a moment is due again. */
+const RELEASE_MS = 1_000;
+
 export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigStore): PushOutbox {
   const { db, instance } = ctx;
   const outbox: PushOutbox = {
@@ -27,7 +30,7 @@ export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigSt
       const items: OutboxItem[] = [];
       // RETURNING follows no order: hand them out oldest first.
       const rows = [...r.rows].sort((a, b) => Number(a["id"]) - Number(b["id"]));
-      for (const row of rows) {
+      for (const [i, row] of rows.entries()) {
         const key = keyOfRow(row);
         const id = String(row["id"]);
         try {
@@ -42,7 +45,10 @@ export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigSt
           items.push({ id, key, config, event, attempts: Number(row["attempts"]) });
         } catch (e) {
           // The database away for a moment: this delivery and the rest stay, claimed again once their claims lapse.
-          if (storeFault(e) instanceof StoreUnavailableError) break;
+          if (storeFault(e) instanceof StoreUnavailableError) {
+            await release(rows.slice(i));
+            break;
+          }
           // It cannot be read at all (an event this version cannot decode): it is dropped, and said so.
           ctx.onError(e);
           await outbox.done(id);
@@ -59,5 +65,17 @@ export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigSt
       await db.query(RETRY_DELIVERY, [id, attempts, Math.floor(nextAt)]);
     },
   };
+  /**
+   * Hands claimed rows back, due in a second: a claim lasts longer than a
+   * webhook's attempt, which a database busy for a moment need not cost.
+   * Best effort: should the database still not answer, the claims lapse.
+   */
+  async function release(rows: readonly Record<string, unknown>[]): Promise<void> {
+    try {
+      for (const row of rows) await outbox.retry(String(row["id"]), Number(row["attempts"]), Date.now() + RELEASE_MS);
+    } catch {
+      // Claimed again once the claims lapse.
+    }
+  }
   return outbox;
 }
