@@ -24,6 +24,11 @@ console.log(
 );
 console.log("  ours by part (minified bytes):");
 for (const [part, bytes] of bundleParts(ours.metafile)) console.log(`    ${kb(bytes).padStart(9)}  ${part}`);
+// What a client without reflection would start from: our code alone, protobuf-es and the _pb descriptors left out.
+const own = await bundle(CLIENT_ENTRY, "browser", /^@bufbuild\/protobuf|_pb\.js$/);
+console.log(
+  `  ours without protobuf-es and the _pb descriptors (left external): ${kb(own.bytes)} min, ${kb(own.gzip)} gzip, ${(own.gzip / sdk.gzip).toFixed(2)}x the SDK`,
+);
 
 const worker = await bundle(HONO_WORKER_ENTRY, "neutral");
 const hono = await bundle(BARE_HONO_ENTRY, "neutral");

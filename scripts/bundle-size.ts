@@ -6,7 +6,7 @@
 // client's budget) and bench/bundle.mjs (which reports the sizes).
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { build, type Metafile, type Platform } from "esbuild";
+import { build, type Metafile, type Platform, type Plugin } from "esbuild";
 
 const root = join(import.meta.dirname, "..");
 
@@ -35,8 +35,11 @@ export interface Bundle {
   readonly gzip: number;
 }
 
-/** `contents` (an entry module, resolved from the repository's root) bundled for `platform`. Throws esbuild's failure. */
-export async function bundle(contents: string, platform: Platform): Promise<Bundle> {
+/**
+ * `contents` (an entry module, resolved from the repository's root) bundled for `platform`. Throws esbuild's failure.
+ * `leaveOut`: imports left external, to weigh the rest alone (bench/bundle.mjs: our code without protobuf-es).
+ */
+export async function bundle(contents: string, platform: Platform, leaveOut?: RegExp): Promise<Bundle> {
   const result = await build({
     stdin: { contents, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
     bundle: true,
@@ -50,9 +53,14 @@ export async function bundle(contents: string, platform: Platform): Promise<Bund
     metafile: true,
     minify: true,
     logLevel: "silent",
+    ...(leaveOut ? { plugins: [external(leaveOut)] } : {}),
   });
   const out = result.outputFiles![0]!.contents;
   return { errors: result.errors, metafile: result.metafile!, bytes: out.byteLength, gzip: gzipSync(out, { level: 9 }).byteLength };
+}
+
+function external(filter: RegExp): Plugin {
+  return { name: "leave-out", setup: (b) => b.onResolve({ filter }, (a) => ({ path: a.path, external: true })) };
 }
 
 /** The parts a bundle's minified bytes come from, by what they are (see `partOf`), largest first. */
