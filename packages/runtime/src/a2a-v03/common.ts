@@ -3,7 +3,7 @@
 // untrusted JSON with errors that name the field, the task states, and when
 // a status update is `final`.
 import type { JsonValue } from "@bufbuild/protobuf";
-import { A2AErrors, TaskState, endsTurn } from "../a2a.js";
+import { a2aError, TaskState, endsTurn } from "../a2a.js";
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -16,7 +16,9 @@ export const A2A_V03_CARD_VERSION = "0.3.0";
 
 /** The INVALID_PARAMS error for a v0.3 value of the wrong shape, naming where it is. */
 export function badV03(path: string, what: string): Error {
-  return A2AErrors.invalidParams(`${path}: ${what}`);
+  // A2AErrors.invalidParams's error, made without A2AErrors: that object of every A2A error would
+  // otherwise come whole into a browser bundle of the client, which reads v0.3 answers with this.
+  return a2aError("INVALID_PARAMS", `${path}: ${what}`);
 }
 
 /** `v` as a JSON object, or an INVALID_PARAMS error naming `path`. */
