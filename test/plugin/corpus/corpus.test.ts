@@ -4,9 +4,10 @@
 // protoc-gen-es's output. `npm run corpus` type-checks all of it.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { create, createFileRegistry, type DescFile } from "@bufbuild/protobuf";
+import { create, createFileRegistry, getOption, type DescFile } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { beforeAll, describe, expect, test } from "vitest";
+import { fieldBehaviorReader } from "../../../packages/plugin/src/emit/field-behavior.js";
 import { commentsOf, docText, fileNames, type Commented } from "../../../packages/plugin/src/emit/file-cache.js";
 import { protoplugin } from "../../../packages/plugin/src/protoplugin.js";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
@@ -153,6 +154,30 @@ describe("a sample", () => {
         }
       }
       expect(n).toBeGreaterThan(200);
+    });
+
+    test("google.api.field_behavior of every field, as getOption reads it", () => {
+      const behaviors = fieldBehaviorReader(files);
+      const ext = files
+        .find((f) => f.name === "google/api/field_behavior")!
+        .extensions.find((e) => e.typeName === "google.api.field_behavior")!;
+      let set = 0;
+      for (const file of files) {
+        for (const t of nestedTypes(file)) {
+          if (t.kind !== "message") continue;
+          for (const field of t.fields) {
+            const list = getOption(field, ext) as number[];
+            const b = behaviors(field);
+            expect([b.required, b.outputOnly, b.inputOnly], field.toString()).toEqual([
+              list.includes(2),
+              list.includes(3),
+              list.includes(4),
+            ]);
+            if (list.length > 0) set++;
+          }
+        }
+      }
+      expect(set).toBeGreaterThan(500);
     });
 
     test("the comments of every message, field, oneof, enum and value (OpenAPI descriptions)", () => {
