@@ -23,6 +23,7 @@ export default defineConfig({
       { find: /^a2a-http\/agent$/, replacement: runtimeSource("agent/index.ts") },
       { find: /^a2a-http\/stores$/, replacement: runtimeSource("stores.ts") },
       { find: /^a2a-http\/push$/, replacement: runtimeSource("push.ts") },
+      { find: /^a2a-http\/otel$/, replacement: runtimeSource("otel/index.ts") },
     ],
   },
   test: {

@@ -183,6 +183,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     "isTerminal",
     "storeReadiness",
   ],
+  "./otel": ["INSTRUMENTATION_NAME", "enableOpenTelemetry"],
   "./push": ["checkWebhookUrl", "createPushSender"],
   "./stores": [
     "LOCK_FILE",

@@ -10,6 +10,7 @@
  * {@link jsonLogger}, one JSON object per line (`LOG_FORMAT=json` in the
  * example and the scaffold, {@link loggerFromEnv}).
  */
+import { telemetry } from "./telemetry.js";
 
 /**
  * What the runtime logs through. `fields` are structured facts about the
@@ -58,7 +59,9 @@ export interface JsonLoggerOptions {
 
 /**
  * One JSON object per event, on one line: `time` (ISO 8601), `level`
- * (`info`, `warn`, `error`), `msg`, then the base fields and the event's. An
+ * (`info`, `warn`, `error`), `msg`, `trace_id` and `span_id` of the active
+ * span when OpenTelemetry is enabled (`a2a-http/otel`), then the base fields
+ * and the event's. An
  * `err` that is an Error becomes `{ type, message, stack }` (and its `code`
  * and `cause` when it has them), as JSON.stringify would give `{}`. A field
  * JSON cannot hold (a cycle, a BigInt) is written as its string.
@@ -70,6 +73,12 @@ export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
   const emit = (level: Level, fields: object, msg: string | undefined) => {
     const event: Record<string, unknown> = { time: new Date(now()).toISOString(), level };
     if (msg !== undefined) event["msg"] = msg;
+    // With telemetry on (telemetry.ts), the line names the span it was written in.
+    const ids = telemetry.on?.ids();
+    if (ids !== undefined) {
+      event["trace_id"] = ids.traceId;
+      event["span_id"] = ids.spanId;
+    }
     for (const [k, v] of Object.entries(base)) event[k] = v;
     for (const [k, v] of Object.entries(fields)) event[k] = v instanceof Error ? errorFields(v, 0) : v;
     let line: string;

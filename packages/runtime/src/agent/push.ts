@@ -13,6 +13,7 @@ import { givenUp, where, type PushAttempt, type PushSender, type PushTarget } fr
 import { createWebhookGuard, WebhookNotAllowedError, type WebhookGuard } from "./webhook-guard.js";
 import { consoleLogger, type Logger } from "../logger.js";
 import { pause, retryAfterMs } from "../retry-wait.js";
+import { telemetry, type PushOutcome, type TraceContext } from "../telemetry.js";
 
 export type { PushAttempt, PushAuthentication, PushSender, PushTarget } from "./push-sender.js";
 
@@ -73,6 +74,8 @@ async function checkWith(guard: WebhookGuard, url: string): Promise<void> {
 interface Delivery {
   readonly target: PushTarget;
   readonly body: string;
+  /** The trace context it was queued in (the run's), with telemetry on: its attempts continue that trace. */
+  readonly trace: TraceContext | undefined;
 }
 
 type Outcome = PushAttempt;
@@ -123,7 +126,7 @@ export function createPushSender(options: PushOptions = {}): PushSender {
       const dropped = queue.shift()!;
       report(new Error(`push notification to ${where(dropped.target)} dropped: more than ${maxQueue} pending`), dropped.target);
     }
-    queue.push({ target, body });
+    queue.push({ target, body, trace: telemetry.on?.capture() });
   }
 
   async function work(key: string, queue: Delivery[]): Promise<void> {
@@ -139,9 +142,9 @@ export function createPushSender(options: PushOptions = {}): PushSender {
     }
   }
 
-  async function deliver({ target, body }: Delivery): Promise<void> {
+  async function deliver({ target, body, trace }: Delivery): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const outcome = await post(target, body);
+      const outcome = await traced(target, body, attempt, trace);
       if (outcome.ok || stop.signal.aborted) return;
       if (!outcome.retry || attempt >= maxAttempts) {
         report(givenUp(target, attempt, outcome.reason), target);
@@ -158,8 +161,20 @@ export function createPushSender(options: PushOptions = {}): PushSender {
     return Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
   }
 
+  /** One attempt, in its span when telemetry is on (carrying `traceparent` to the webhook). Never rejects. */
+  function traced(target: PushTarget, body: string, attempt: number, trace: TraceContext | undefined): Promise<Outcome> {
+    const t = telemetry.on;
+    if (t === undefined) return post(target, body, undefined);
+    return t
+      .pushAttempt(trace, attempt, async (headers) => {
+        const o = await post(target, body, headers);
+        return { o, outcome: o.ok ? "ok" : o.retry ? "retry" : ("failed" as PushOutcome) };
+      })
+      .then((r) => r.o);
+  }
+
   /** One attempt. Never rejects. */
-  function post(target: PushTarget, body: string): Promise<Outcome> {
+  function post(target: PushTarget, body: string, traceHeaders: Record<string, string> | undefined): Promise<Outcome> {
     let url: URL;
     try {
       url = new URL(target.url);
@@ -169,6 +184,7 @@ export function createPushSender(options: PushOptions = {}): PushSender {
     }
     const payload = Buffer.from(body);
     const headers: Record<string, string> = {
+      ...traceHeaders,
       "Content-Type": "application/json",
       // Explicit, so the body is not chunked: some receivers (the A2A TCK's) read by Content-Length only.
       "Content-Length": String(payload.length),
@@ -255,7 +271,8 @@ export function createPushSender(options: PushOptions = {}): PushSender {
   }
 
   const check = (url: string) => checkWith(guard, url);
-  return { check, send, attempt: post, retryDelayMs, maxAttempts, timeoutMs, report, idle, close };
+  const attempt = (target: PushTarget, body: string) => traced(target, body, 1, undefined);
+  return { check, send, attempt, retryDelayMs, maxAttempts, timeoutMs, report, idle, close };
 }
 
 /**

@@ -10,6 +10,7 @@ import { clone } from "@bufbuild/protobuf";
 import { TaskState } from "../a2a.js";
 import { isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
+import { telemetry, type Telemetry } from "../telemetry.js";
 import { DONE, type Run } from "./run.js";
 import type { RunTable } from "./run-table.js";
 import type { Schemas } from "./schemas.js";
@@ -72,12 +73,30 @@ export class RunLifecycle<T extends AgentTypes> {
     input.owner = run.key.owner;
     Object.defineProperty(input, "signal", signalGetter);
     input.context = ctx;
-    this.start(run, input as unknown as ExecutorInput<T>);
+    const t = telemetry.on;
+    if (t === undefined) this.start(run, input as unknown as ExecutorInput<T>);
+    else this.traced(t, run, input as unknown as ExecutorInput<T>, continued);
     // The executor may outlive the answer (returnImmediately, a task waiting
     // for input, a client that left): on Workers its work would be dropped
     // with the answer unless the host is told to wait for it.
     ctx.waitUntil?.(run.returned.promise);
     return run;
+  }
+
+  /**
+   * The run in its span (telemetry.ts), a child of the request's: the
+   * executor runs in its context, so what it calls (another agent through
+   * the generated client) continues the trace, and so do the push deliveries
+   * its publications queue. It ends when the executor has returned.
+   */
+  private traced(t: Telemetry, run: Run, input: ExecutorInput<T>, continued: boolean): void {
+    const parent = t.spanOf(input.context);
+    const ids = { tenant: run.key.tenant || undefined, taskId: run.key.id, contextId: input.contextId };
+    parent?.annotate(ids);
+    const span = t.executorRun(parent, ids, continued);
+    span.run(() => this.start(run, input));
+    const end = () => span.end(run.latest?.task.status?.state);
+    run.returned.promise.then(end, end);
   }
 
   /** Runs the executor; when it returns without an end, the task is COMPLETED; when it throws, FAILED. */

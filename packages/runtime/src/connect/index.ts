@@ -22,6 +22,7 @@ import { applyContext, handlerOf, notImplemented, type AnyHandler } from "../ser
 import { errorAnswers } from "../server/error-answer.js";
 import { onErrorOf, type ServerOptions } from "../server/options.js";
 import { checkPathBound, pathBoundFields } from "../tenant.js";
+import { bindSpan, traced } from "./traced.js";
 
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
 export type ConnectServiceOptions<Ctx extends HandlerContext = HandlerContext> = Pick<
@@ -97,6 +98,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       responseHeaders: cctx.responseHeader,
       extensions: a2a ? parseA2AExtensions(cctx.requestHeader.get("a2a-extensions")) : [],
     };
+    bindSpan(cctx, ctx, tenant);
     if (contextFactory) {
       const input = {
         rpc: route.rpc,
@@ -124,7 +126,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
     if (name in impl) continue;
     const fn = handlerOf(handlers, route.rpc);
     if (route.streaming === "server") {
-      impl[name] = async function* (request: Message, cctx: ConnectContext) {
+      impl[name] = traced(route, async function* (request: Message, cctx: ConnectContext) {
         let iterable: AsyncIterable<unknown>;
         try {
           const ctx = await prepare(route, fn, request, cctx);
@@ -163,16 +165,16 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
             }
           }
         }
-      };
+      });
     } else {
-      impl[name] = async (request: Message, cctx: ConnectContext) => {
+      impl[name] = traced(route, async (request: Message, cctx: ConnectContext) => {
         try {
           const ctx = await prepare(route, fn, request, cctx);
           return await fn!.call(handlers, request, ctx);
         } catch (e) {
           throw toConnectError(e, route.rpc, "unary");
         }
-      };
+      });
     }
   }
   return impl as Partial<ServiceImpl<S>>;

@@ -49,6 +49,7 @@ export function jsonRpcWire(options: ClientOptions, dialect?: JsonRpcClientDiale
   const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
   let nextId = 1;
   return {
+    system: "jsonrpc",
     contentType: JSON_MEDIA_TYPE,
     acceptUnary: JSON_MEDIA_TYPE,
     // A server may answer a stream that fails at once with a plain JSON-RPC error.

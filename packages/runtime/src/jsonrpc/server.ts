@@ -16,6 +16,7 @@ import type { ServerOptions } from "../server/options.js";
 import { withHandlerHeaders, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from "../server/request.js";
 import { SSE_HEADERS } from "../server/sse.js";
 import { stallTimeoutOf } from "../server/stall.js";
+import { telemetry } from "../telemetry.js";
 import { checkJson, findForbiddenKey } from "../transcoding/bounds.js";
 import { combine, underneath } from "./answer-headers.js";
 import { errorObject, jsonRpcBinding, type JsonRpcBinding } from "./binding.js";
@@ -33,6 +34,7 @@ import {
 } from "./envelope.js";
 import { JsonRpcCode } from "./errors.js";
 import type { RequestVersion } from "./methods.js";
+import { tracedOne } from "./traced.js";
 
 /**
  * Options of the JSON-RPC binding: those of HTTP+JSON (`keepAliveMs` and
@@ -184,7 +186,10 @@ async function serveBody(
   const extensions = b.a2a ? parseA2AExtensions(req.header("a2a-extensions")) : [];
   if (Array.isArray(parsed)) return serveBatch(b, req, parsed, version, extensions, early, deadline);
   if (seen !== undefined) seen.id = idOf(parsed);
-  const out = await serveOne(b, req, parsed, false, version, extensions, early, deadline);
+  const t = telemetry.on;
+  const out = await (t === undefined
+    ? serveOne(b, req, parsed, false, version, extensions, early, deadline)
+    : tracedOne(t, b, req, parsed, () => serveOne(b, req, parsed, false, version, extensions, early, deadline)));
   switch (out.kind) {
     case "none":
       return noContent();
@@ -212,7 +217,10 @@ async function serveBatch(
   const answers: JsonRpcResponse[] = [];
   let headers: Headers | undefined;
   for (const item of batch) {
-    const out = await serveOne(b, req, item, true, version, extensions, early, deadline);
+    const t = telemetry.on;
+    const out = await (t === undefined
+      ? serveOne(b, req, item, true, version, extensions, early, deadline)
+      : tracedOne(t, b, req, item, () => serveOne(b, req, item, true, version, extensions, early, deadline)));
     if (out.kind !== "response") continue;
     answers.push(out.response);
     headers = combine(headers, out.headers);

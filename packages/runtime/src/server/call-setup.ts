@@ -8,15 +8,22 @@ import type { Message } from "@bufbuild/protobuf";
 import { A2AErrors, mediaTypeOf } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
+import { telemetry } from "../telemetry.js";
 import type { ContextInput } from "./context.js";
+import { tracedHandler } from "./traced.js";
 
 /** A handler of the handler object, as the bindings call it. */
 export type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
-/** The handler object's handler of `rpc`, or undefined when it has none. */
+/**
+ * The handler object's handler of `rpc`, or undefined when it has none; with
+ * telemetry on, called inside its call's span (server/traced.ts).
+ */
 export function handlerOf(handlers: object, rpc: string): AnyHandler | undefined {
   const fn = (handlers as Record<string, unknown>)[rpc];
-  return typeof fn === "function" ? (fn as AnyHandler) : undefined;
+  if (typeof fn !== "function") return undefined;
+  const t = telemetry.on;
+  return t === undefined ? (fn as AnyHandler) : tracedHandler(t, fn as AnyHandler, handlers);
 }
 
 /**

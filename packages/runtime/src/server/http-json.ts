@@ -17,6 +17,8 @@ import { badPath } from "./mount.js";
 import type { ServerOptions } from "./options.js";
 import type { Answer, UniversalHandler, UniversalServerRequest, UniversalServerResponse } from "./request.js";
 import { stallTimeoutOf } from "./stall.js";
+import { telemetry } from "../telemetry.js";
+import { endWithAnswer } from "./traced.js";
 
 /** What generated adapters pass besides the user's options. */
 export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown> extends ServerOptions<Ctx, Native> {
@@ -112,8 +114,35 @@ function notAllowed(b: HttpBinding, req: UniversalServerRequest, methods: readon
   return { ...res, headers: { ...res.headers, allow } };
 }
 
-/** The call, under the unary deadline unless the rpc streams. */
+/** The call, under the unary deadline unless the rpc streams; with telemetry on, in its span. */
 function withinDeadline(
+  b: HttpBinding,
+  r: RouteBinding,
+  m: RouteMatch,
+  req: UniversalServerRequest,
+  head: boolean,
+  dialect: HttpDialectRoute | undefined,
+): Answer {
+  const t = telemetry.on;
+  if (t === undefined) return untraced(b, r, m, req, head, dialect);
+  const span = t.serverCall({
+    system: "http",
+    service: r.descriptor.parent.typeName,
+    method: r.descriptor.name,
+    headers: req.headers,
+    httpMethod: req.method,
+    route: r.template,
+    streaming: r.streaming === "server",
+  });
+  // The handler's context finds its span through the request (context.ts).
+  t.bind(req, span);
+  return endWithAnswer(
+    span,
+    span.run(() => untraced(b, r, m, req, head, dialect)),
+  );
+}
+
+function untraced(
   b: HttpBinding,
   r: RouteBinding,
   m: RouteMatch,

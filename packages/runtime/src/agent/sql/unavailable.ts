@@ -7,6 +7,7 @@
  * be the connection's are mapped: a bug must fail, never be retried forever.
  */
 import { StaleVersionError, StoreFullError, StoreUnavailableError, type AgentStore } from "../store.js";
+import { telemetry, type Telemetry } from "../../telemetry.js";
 import { isServerError } from "./faults.js";
 
 /** Node's codes for a connection that could not be made or was lost. */
@@ -49,8 +50,12 @@ export function storeFault(e: unknown): unknown {
 
 type Methods = Record<string, unknown>;
 
-/** `obj` with each of its methods' rejections passed through {@link storeFault}. */
-function mapped<T extends object>(obj: T): T {
+/**
+ * `obj` with each of its methods' rejections passed through {@link storeFault};
+ * with telemetry on, each call in a span named `<group>.<method>` (what it
+ * does, never a value: telemetry.ts).
+ */
+function mapped<T extends object>(obj: T, group: string): T {
   const out: Methods = {};
   for (const [name, value] of Object.entries(obj)) {
     if (typeof value !== "function") {
@@ -58,8 +63,10 @@ function mapped<T extends object>(obj: T): T {
       continue;
     }
     const method = value as (...args: unknown[]) => unknown;
+    const op = `${group}.${name}`;
     out[name] = (...args: unknown[]) => {
-      const r = method.apply(obj, args);
+      const t = telemetry.on;
+      const r = t === undefined ? method.apply(obj, args) : traced(t, op, () => method.apply(obj, args));
       return r instanceof Promise
         ? r.catch((e: unknown) => {
             throw storeFault(e);
@@ -70,13 +77,37 @@ function mapped<T extends object>(obj: T): T {
   return out as T;
 }
 
+/** A call that may answer a promise, in its span when it does. */
+function traced(t: Telemetry, op: string, call: () => unknown): unknown {
+  let pending = false;
+  let sync: { value: unknown } | { thrown: unknown } | undefined;
+  const r = t.storeOp(op, () => {
+    try {
+      const v = call();
+      if (v instanceof Promise) {
+        pending = true;
+        return v;
+      }
+      sync = { value: v };
+    } catch (e) {
+      sync = { thrown: e };
+    }
+    return Promise.resolve();
+  });
+  if (pending) return r;
+  if (sync !== undefined && "thrown" in sync) throw sync.thrown;
+  return sync?.value;
+}
+
 /** The store with its connection faults answered as StoreUnavailableError (the listening side reconnects by itself). */
 export function withUnavailableFaults(store: AgentStore): AgentStore {
   const shared = store.shared;
   return {
     ...store,
-    tasks: mapped(store.tasks),
-    pushConfigs: mapped(store.pushConfigs),
-    ...(shared ? { shared: { ...mapped(shared), watch: shared.watch.bind(shared), outbox: mapped(shared.outbox) } } : {}),
+    tasks: mapped(store.tasks, "tasks"),
+    pushConfigs: mapped(store.pushConfigs, "pushConfigs"),
+    ...(shared
+      ? { shared: { ...mapped(shared, "shared"), watch: shared.watch.bind(shared), outbox: mapped(shared.outbox, "outbox") } }
+      : {}),
   };
 }

@@ -1,0 +1,329 @@
+/**
+ * The runtime's {@link Telemetry} on OpenTelemetry's API: the spans, their
+ * names and attributes (the semantic conventions for RPC and HTTP, and
+ * `a2a.*` for A2A's ids), the trace context read from and written to
+ * headers, and the metrics of instruments.ts. Only ids, names, codes and
+ * statuses reach an attribute: never a message's content, a header's value
+ * or a credential. docs/observability-signals.md lists every name.
+ */
+import {
+  context as contexts,
+  type Attributes,
+  type Context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  type TextMapPropagator,
+  type TextMapSetter,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { TaskState } from "../a2a.js";
+import { Code, codeName, isRpcError } from "../errors.js";
+import type { A2AIds, PushOutcome, RpcSystem, RunSpan, ServerCallStart, ServerSpan, Telemetry, TraceContext } from "../telemetry.js";
+import type { Instruments } from "./instruments.js";
+
+/** Reads the caller's trace headers from a fetch Headers. */
+const headersGetter: TextMapGetter<Headers> = {
+  get: (carrier, key) => carrier.get(key) ?? undefined,
+  keys: (carrier) => [...carrier.keys()],
+};
+
+/** Writes trace headers into a plain object. */
+const recordSetter: TextMapSetter<Record<string, string>> = {
+  set: (carrier, key, value) => {
+    carrier[key] = value;
+  },
+};
+
+const STATE_NAMES = new Map<number, string>(Object.entries(TaskState).map(([name, n]) => [n, name]));
+
+/** An error's google.rpc code: an RpcError's own, a number as it is, INTERNAL for anything else (what the bindings answer). */
+function codeOf(error: unknown): Code {
+  if (typeof error === "number") return error as Code;
+  if (isRpcError(error)) return error.code;
+  // connect-es's ConnectError carries the same numbers.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "number" && Number.isInteger(code) && code > 0 && code <= 16) return code as Code;
+  return Code.INTERNAL;
+}
+
+function idAttributes(ids: A2AIds, into: Attributes): void {
+  if (ids.tenant) into["a2a.tenant"] = ids.tenant;
+  if (ids.taskId) into["a2a.task.id"] = ids.taskId;
+  if (ids.contextId) into["a2a.context.id"] = ids.contextId;
+}
+
+class OtelServerSpan implements ServerSpan {
+  readonly ctx: Context;
+  private readonly started = performance.now();
+  private code: Code = Code.OK;
+  private ended = false;
+  /** Set while a stream's messages are handed on: the span ends with the stream. */
+  private streaming = false;
+  private answered: { httpStatus: number | undefined; jsonRpcCode: number | undefined } | undefined;
+
+  constructor(
+    private readonly o: OtelTelemetry,
+    readonly span: Span,
+    parent: Context,
+    private readonly start: ServerCallStart,
+    private readonly metricAttributes: Attributes,
+  ) {
+    this.ctx = trace.setSpan(parent, span);
+  }
+
+  run<T>(fn: () => T): T {
+    return contexts.with(this.ctx, fn);
+  }
+
+  annotate(ids: A2AIds): void {
+    const a: Attributes = {};
+    idAttributes(ids, a);
+    this.span.setAttributes(a);
+  }
+
+  fail(error: unknown): void {
+    // The first failure is the call's; what follows (a cleanup's) is not.
+    if (this.code === Code.OK) this.code = codeOf(error);
+  }
+
+  end(httpStatus?: number, jsonRpcCode?: number): void {
+    this.answered = { httpStatus, jsonRpcCode };
+    if (!this.streaming) this.finish();
+  }
+
+  handle(call: () => unknown): unknown {
+    let result: unknown;
+    try {
+      result = this.run(call);
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+    if (result instanceof Promise) {
+      return result.catch((e: unknown) => {
+        this.fail(e);
+        throw e;
+      });
+    }
+    if (this.start.streaming && result !== null && typeof result === "object" && Symbol.asyncIterator in result) {
+      return this.stream(result as AsyncIterable<unknown>);
+    }
+    return result;
+  }
+
+  private stream(messages: AsyncIterable<unknown>): AsyncIterable<unknown> {
+    this.streaming = true;
+    const method = { "rpc.method": this.start.method };
+    this.o.m.activeStreams.add(1, method);
+    let open = true;
+    const closed = () => {
+      if (!open) return;
+      open = false;
+      this.o.m.activeStreams.add(-1, method);
+      this.streaming = false;
+      if (this.answered !== undefined) this.finish();
+    };
+    const span = this;
+    return {
+      [Symbol.asyncIterator]() {
+        const it = messages[Symbol.asyncIterator]();
+        return {
+          async next() {
+            try {
+              // The handler's generator goes on in the call's context.
+              const r = await span.run(() => it.next());
+              if (r.done) closed();
+              return r;
+            } catch (e) {
+              span.fail(e);
+              closed();
+              throw e;
+            }
+          },
+          async return(value?: unknown) {
+            closed();
+            return it.return ? span.run(() => it.return!(value)) : { done: true as const, value };
+          },
+        };
+      },
+    };
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const { httpStatus, jsonRpcCode } = this.answered ?? { httpStatus: undefined, jsonRpcCode: undefined };
+    const { system } = this.start;
+    const a: Attributes = { "rpc.response.status_code": codeName(this.code) };
+    if (system === "grpc") a["rpc.grpc.status_code"] = this.code;
+    if (httpStatus !== undefined) a["http.response.status_code"] = httpStatus;
+    if (jsonRpcCode !== undefined) a["rpc.jsonrpc.error_code"] = jsonRpcCode;
+    const failed = this.code !== Code.OK || jsonRpcCode !== undefined || (httpStatus !== undefined && httpStatus >= 500);
+    if (failed) {
+      a["error.type"] = this.code !== Code.OK ? codeName(this.code) : String(jsonRpcCode ?? httpStatus);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: a["error.type"] as string });
+    }
+    this.span.setAttributes(a);
+    this.span.end();
+    const ms = performance.now() - this.started;
+    const m = this.metricAttributes;
+    this.o.m.rpcServer.record(ms, { ...m, ...a });
+    if (system !== "grpc") {
+      const h: Attributes = { "http.request.method": this.start.httpMethod };
+      if (this.start.route !== undefined) h["http.route"] = this.start.route;
+      if (httpStatus !== undefined) h["http.response.status_code"] = httpStatus;
+      if (a["error.type"] !== undefined) h["error.type"] = a["error.type"];
+      this.o.m.httpServer.record(ms / 1000, h);
+    }
+  }
+}
+
+/** The telemetry enableOpenTelemetry installs. */
+export class OtelTelemetry implements Telemetry {
+  /** Each traced handler context's call. */
+  private readonly spans = new WeakMap<object, ServerSpan>();
+
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly propagator: Pick<TextMapPropagator, "inject" | "extract">,
+    readonly m: Instruments,
+  ) {}
+
+  serverCall(start: ServerCallStart): ServerSpan {
+    const parent = this.propagator.extract(contexts.active(), start.headers, headersGetter);
+    const a: Attributes = { "rpc.service": start.service, "rpc.method": start.method };
+    if (start.system !== "http") a["rpc.system"] = start.system;
+    const metric: Attributes = { ...a };
+    if (start.system === "jsonrpc") a["rpc.jsonrpc.version"] = "2.0";
+    if (start.httpMethod !== undefined) a["http.request.method"] = start.httpMethod;
+    if (start.route !== undefined) a["http.route"] = start.route;
+    // HTTP's convention names a server span by method and route; RPC's by service and method.
+    const name =
+      start.system === "http" && start.route !== undefined ? `${start.httpMethod} ${start.route}` : `${start.service}/${start.method}`;
+    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
+    return new OtelServerSpan(this, span, parent, start, metric);
+  }
+
+  spanOf(ctx: object): ServerSpan | undefined {
+    return this.spans.get(ctx);
+  }
+
+  bind(ctx: object, span: ServerSpan): void {
+    this.spans.set(ctx, span);
+  }
+
+  executorRun(parent: ServerSpan | undefined, ids: A2AIds, continued: boolean): RunSpan {
+    const base = parent instanceof OtelServerSpan ? parent.ctx : contexts.active();
+    const a: Attributes = { "a2a.run.continued": continued };
+    idAttributes(ids, a);
+    const span = this.tracer.startSpan("a2a.executor.run", { kind: SpanKind.INTERNAL, attributes: a }, base);
+    const ctx = trace.setSpan(base, span);
+    const started = performance.now();
+    if (!continued) this.m.tasksStarted.add(1);
+    let ended = false;
+    return {
+      run: (fn) => contexts.with(ctx, fn),
+      end: (state) => {
+        if (ended) return;
+        ended = true;
+        const name = state === undefined ? "UNKNOWN" : (STATE_NAMES.get(state) ?? String(state));
+        span.setAttribute("a2a.task.state", name);
+        if (state === TaskState.FAILED) span.setStatus({ code: SpanStatusCode.ERROR, message: "FAILED" });
+        span.end();
+        this.m.tasksEnded.add(1, { "a2a.task.state": name });
+        this.m.runDuration.record((performance.now() - started) / 1000, { "a2a.task.state": name });
+      },
+    };
+  }
+
+  capture(): TraceContext {
+    return contexts.active();
+  }
+
+  async pushAttempt<T extends { outcome: PushOutcome; status?: number | undefined }>(
+    parent: TraceContext | undefined,
+    attempt: number,
+    send: (headers: Record<string, string>) => Promise<T>,
+  ): Promise<T> {
+    const base = (parent as Context | undefined) ?? contexts.active();
+    const span = this.tracer.startSpan(
+      "a2a.push.deliver",
+      { kind: SpanKind.CLIENT, attributes: { "http.request.method": "POST", "a2a.push.attempt": attempt } },
+      base,
+    );
+    const headers: Record<string, string> = {};
+    const ctx = trace.setSpan(base, span);
+    this.propagator.inject(ctx, headers, recordSetter);
+    const started = performance.now();
+    let outcome: PushOutcome = "failed";
+    try {
+      const r = await contexts.with(ctx, () => send(headers));
+      outcome = r.outcome;
+      if (r.status !== undefined) span.setAttribute("http.response.status_code", r.status);
+      return r;
+    } finally {
+      span.setAttribute("a2a.push.outcome", outcome);
+      if (outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      span.end();
+      this.m.pushAttempts.add(1, { "a2a.push.outcome": outcome });
+      this.m.pushDuration.record((performance.now() - started) / 1000, { "a2a.push.outcome": outcome });
+    }
+  }
+
+  async storeOp<T>(op: string, call: () => Promise<T>): Promise<T> {
+    const a: Attributes = { "db.system.name": "postgresql", "db.operation.name": op };
+    const span = this.tracer.startSpan(`store ${op}`, { kind: SpanKind.CLIENT, attributes: a });
+    const started = performance.now();
+    try {
+      return await contexts.with(trace.setSpan(contexts.active(), span), call);
+    } catch (e) {
+      const type = e instanceof Error ? e.name : "Error";
+      a["error.type"] = type;
+      span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+      throw e;
+    } finally {
+      if (a["error.type"] !== undefined) span.setAttribute("error.type", a["error.type"]);
+      span.end();
+      this.m.storeDuration.record((performance.now() - started) / 1000, a);
+    }
+  }
+
+  async clientCall(
+    system: RpcSystem,
+    service: string,
+    method: string,
+    send: (headers: Record<string, string>) => Promise<Response>,
+  ): Promise<Response> {
+    const a: Attributes = { "rpc.service": service, "rpc.method": method };
+    if (system !== "http") a["rpc.system"] = system;
+    const span = this.tracer.startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes: a });
+    const ctx = trace.setSpan(contexts.active(), span);
+    const headers: Record<string, string> = {};
+    this.propagator.inject(ctx, headers, recordSetter);
+    const started = performance.now();
+    try {
+      const res = await send(headers);
+      a["http.response.status_code"] = res.status;
+      if (res.status >= 400) a["error.type"] = String(res.status);
+      return res;
+    } catch (e) {
+      a["error.type"] = codeName(codeOf(e));
+      throw e;
+    } finally {
+      if (a["error.type"] !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: a["error.type"] as string });
+      span.setAttributes(a);
+      span.end();
+      this.m.rpcClient.record(performance.now() - started, a);
+    }
+  }
+
+  ids(): { traceId: string; spanId: string } | undefined {
+    const span = trace.getActiveSpan();
+    if (span === undefined) return undefined;
+    const sc = span.spanContext();
+    return trace.isSpanContextValid(sc) ? { traceId: sc.traceId, spanId: sc.spanId } : undefined;
+  }
+}
