@@ -465,28 +465,71 @@ describe("SseStream", () => {
     expect(Date.now() - t0).toBeLessThan(1_000);
   });
 
-  test("events that come at once cost no timer each: one keep-alive timer a stream, gone when it ends", async () => {
+  test("no timer per stream: one keep-alive interval per period for all the streams, gone when the last ends", async () => {
     async function* events() {
       for (let i = 0; i < 50; i++) yield i;
     }
-    const set = vi.spyOn(globalThis, "setTimeout");
-    const clear = vi.spyOn(globalThis, "clearTimeout");
+    const set = vi.spyOn(globalThis, "setInterval");
+    const clear = vi.spyOn(globalThis, "clearInterval");
+    const timeouts = vi.spyOn(globalThis, "setTimeout");
     try {
-      const stream = new SseStream(
-        events()[Symbol.asyncIterator](),
-        "data: first\n\n",
-        (x) => `data: ${String(x)}\n\n`,
-        () => "",
-        10_000,
+      const streams = [1, 2, 3].map(
+        () =>
+          new SseStream(
+            events()[Symbol.asyncIterator](),
+            "data: first\n\n",
+            (x) => `data: ${String(x)}\n\n`,
+            () => "",
+            10_001,
+          ),
       );
-      const chunks: string[] = [];
-      for (let c = await stream.next(); c !== undefined; c = await stream.next()) chunks.push(c);
-      expect(chunks).toHaveLength(51);
-      expect(set.mock.calls.filter((c) => c[1] === 10_000)).toHaveLength(1);
+      const chunks: string[][] = [[], [], []];
+      await Promise.all(
+        streams.map(async (stream, i) => {
+          for (let c = await stream.next(); c !== undefined; c = await stream.next()) chunks[i]!.push(c);
+        }),
+      );
+      for (const c of chunks) expect(c).toHaveLength(51);
+      expect(set.mock.calls.filter((c) => c[1] === 10_001 / 4)).toHaveLength(1);
       expect(clear).toHaveBeenCalledTimes(1);
+      expect(timeouts.mock.calls.filter((c) => c[1] === 10_001)).toHaveLength(0);
     } finally {
       set.mockRestore();
       clear.mockRestore();
+      timeouts.mockRestore();
     }
+  });
+
+  test("a writer that takes the comments (keepAliveTo) gets the same bytes each period while the handler is quiet", async () => {
+    let release: () => void = () => {};
+    async function* events() {
+      yield 1;
+      await new Promise<void>((r) => (release = r));
+      yield 2;
+    }
+    const stream = new SseStream(
+      events()[Symbol.asyncIterator](),
+      "data: first\n\n",
+      (x) => `data: ${String(x)}\n\n`,
+      () => "",
+      40,
+    );
+    const comments: Uint8Array[] = [];
+    stream.keepAliveTo((c) => comments.push(c));
+    expect(await stream.next()).toBe("data: first\n\n");
+    expect(await stream.next()).toBe("data: 1\n\n");
+    const quiet = stream.next();
+    await new Promise((r) => setTimeout(r, 230));
+    release();
+    expect(await quiet).toBe("data: 2\n\n");
+    // Every 30-40 ms for 230 ms; none from next() itself.
+    expect(comments.length).toBeGreaterThanOrEqual(4);
+    expect(comments.length).toBeLessThanOrEqual(8);
+    expect(new Set(comments).size).toBe(1);
+    expect(new TextDecoder().decode(comments[0])).toBe(": keep-alive\n\n");
+    expect(await stream.next()).toBeUndefined();
+    const after = comments.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(comments.length).toBe(after);
   });
 });

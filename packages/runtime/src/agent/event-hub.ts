@@ -7,6 +7,10 @@
 import { Code, RpcError } from "../errors.js";
 import type { StoredEvent } from "./store.js";
 
+/** ready()'s answers when there is no need to wait (shared, settled). */
+const READY = Promise.resolve(true);
+const NOT_READY = Promise.resolve(false);
+
 export class Subscriber {
   private readonly queue: StoredEvent[] = [];
   private wake: (() => void) | undefined;
@@ -39,27 +43,47 @@ export class Subscriber {
 
   /**
    * Waits until an event is queued (true: take() has it) or the subscription
-   * is closed or `signal` fires (false). Throws the error that cut a slow
-   * subscriber off, once the events queued before it have been taken.
+   * is closed or `signal` fires (false). Rejects with the error that cut a
+   * slow subscriber off, once the events queued before it have been taken.
+   * Not an async function: a stream waits here most of its life, and a
+   * suspended frame would be held all that time.
    */
-  async ready(signal: AbortSignal): Promise<boolean> {
-    for (;;) {
-      if (this.queue.length > 0) return true;
-      if (this.error) throw this.error;
-      if (this.closed || signal.aborted) return false;
-      // One abort listener per subscription, not one per event waited for.
-      if (this.signal !== signal) {
-        this.signal?.removeEventListener("abort", this.onAbort);
-        this.signal = signal;
-        signal.addEventListener("abort", this.onAbort, { once: true });
-      }
-      await new Promise<void>((resolve) => {
-        this.wake = () => {
-          this.wake = undefined;
-          resolve();
-        };
-      });
+  ready(signal: AbortSignal): Promise<boolean> {
+    let now: boolean | undefined;
+    try {
+      now = this.readyNow(signal);
+    } catch (e) {
+      return Promise.reject(e);
     }
+    if (now !== undefined) return now ? READY : NOT_READY;
+    // One abort listener per subscription, not one per event waited for.
+    if (this.signal !== signal) {
+      this.signal?.removeEventListener("abort", this.onAbort);
+      this.signal = signal;
+      signal.addEventListener("abort", this.onAbort, { once: true });
+    }
+    return new Promise<boolean>((resolve, reject) => {
+      this.wake = () => {
+        try {
+          now = this.readyNow(signal);
+        } catch (e) {
+          this.wake = undefined;
+          reject(e);
+          return;
+        }
+        if (now === undefined) return;
+        this.wake = undefined;
+        resolve(now);
+      };
+    });
+  }
+
+  /** What ready() answers now (throws the error that cut the subscriber off), or undefined when it must wait. */
+  private readyNow(signal: AbortSignal): boolean | undefined {
+    if (this.queue.length > 0) return true;
+    if (this.error) throw this.error;
+    if (this.closed || signal.aborted) return false;
+    return undefined;
   }
 
   /** Stops the subscription; what is queued is dropped. */
@@ -85,6 +109,11 @@ export class EventHub {
   /** Whether the topic has subscribers. */
   has(topic: string): boolean {
     return this.topics.has(topic);
+  }
+
+  /** How many subscribers the topic has. */
+  count(topic: string): number {
+    return this.topics.get(topic)?.size ?? 0;
   }
 
   /** The topics that have subscribers. */

@@ -6,6 +6,7 @@
  * catch-up from the store starts when another instance's event is heard of.
  */
 import type { Message as ProtoMessage } from "@bufbuild/protobuf";
+import { shareEncoding } from "../shared-encoding.js";
 import { EventHub, type Subscriber } from "./event-hub.js";
 import type { StoredEvent, TaskKey } from "./store.js";
 import type { Follow } from "./task-stream.js";
@@ -48,8 +49,11 @@ export class Subscribers {
 
   /** Hands a stored event to the task's subscribers (none: nothing to do). */
   publish(topic: string, seq: number, event: ProtoMessage): void {
-    if (!this.hub.has(topic)) return;
+    const followers = this.hub.count(topic);
+    if (followers === 0) return;
     if (this.shared) this.handed.set(topic, Math.max(this.handed.get(topic) ?? 0, seq));
+    // A stored event is never changed: several streams answering it may share its wire text.
+    if (followers > 1) shareEncoding(event);
     this.hub.publish(topic, { seq, event });
   }
 

@@ -11,13 +11,14 @@ import type { Deadline } from "../server/deadline.js";
 import { streamFailure } from "../server/error-answer.js";
 import type { UniversalServerRequest } from "../server/request.js";
 import { SseStream, startSseStream } from "../server/sse.js";
+import { encodeOnce } from "../shared-encoding.js";
 import { checkDecodedTenant, checkPathBound, checkPathValue, jsonTenant } from "../tenant.js";
 import { jsonError } from "../transcoding/json.js";
 import { readLenient, writeResult } from "../transcoding/message-json.js";
 import { checkRequired } from "../transcoding/required.js";
 import { errorObject, type JsonRpcBinding } from "./binding.js";
 import type { JsonRpcDialectMethod } from "./dialect.js";
-import { envelopeError, errorResponse, sseEvent, type Id, type JsonRpcResponse } from "./envelope.js";
+import { envelopeError, errorResponse, sseEvent, sseResultFrame, type Id, type JsonRpcResponse } from "./envelope.js";
 import { JsonRpcCode } from "./errors.js";
 import type { JsonRpcMethod, RequestVersion } from "./methods.js";
 
@@ -209,10 +210,13 @@ async function startStream(
   tr: JsonRpcDialectMethod | undefined,
 ): Promise<Outcome> {
   let stream: SseStream;
+  // A task's event is one object for all its subscribers: its result's JSON is made once (shared-encoding.ts), the id put around it per stream.
+  const [before, after] = sseResultFrame(id);
+  const result = (value: unknown) => JSON.stringify(encode(b, method, value, tr));
   try {
     stream = await startSseStream(
       fn.call(b.handlers, message, ctx) as AsyncIterable<unknown>,
-      (value) => sseEvent({ jsonrpc: "2.0", id, result: encode(b, method, value, tr) }),
+      (value) => before + encodeOnce(value, b, tr ?? method, result) + after,
       (e) => sseEvent(errorResponse(id, errorObject(b, streamFailure(e, ctx.signal), method.rpc, "stream"))),
       b.keepAliveMs,
     );

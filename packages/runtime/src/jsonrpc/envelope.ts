@@ -98,6 +98,15 @@ export function sseEvent(body: JsonRpcResponse): string {
   return "data: " + JSON.stringify(body) + "\n\n";
 }
 
+/**
+ * What `sseEvent` makes of a result's answer, around the result's JSON text
+ * made elsewhere (once for all the streams that answer the same message):
+ * the text before it (for this id) and after it.
+ */
+export function sseResultFrame(id: Id): readonly [before: string, after: string] {
+  return ['data: {"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":', "}\n\n"];
+}
+
 /** The answer to a body of notifications only: nothing to say. */
 export function noContent(): UniversalServerResponse {
   return { status: 204, headers: {}, body: "" };

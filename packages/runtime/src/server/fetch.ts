@@ -75,6 +75,12 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   // Set by cancel(): a pull still waiting for the handler must then neither enqueue nor close.
   let cancelled = false;
   const readable = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Not while the reader is behind; a copy, as the host may take over (transfer) what it is given.
+      stream.keepAliveTo((comment) => {
+        if (!cancelled && (controller.desiredSize ?? 0) > 0) controller.enqueue(comment.slice());
+      });
+    },
     async pull(controller) {
       let chunk: string | undefined;
       try {

@@ -21,6 +21,7 @@ import { errorResponse, type HttpBinding } from "./http-binding.js";
 import type { HttpDialectRoute } from "./http-dialect.js";
 import { isBlank, withHandlerHeaders, type Answer, type UniversalServerRequest, type UniversalServerResponse } from "./request.js";
 import { streamFailure } from "./error-answer.js";
+import { encodeOnce } from "../shared-encoding.js";
 import { SSE_HEADERS, type SseStream, startSseStream } from "./sse.js";
 
 /** The extensions of a request that asks for none (most): one frozen list, not one per request. */
@@ -219,10 +220,13 @@ async function stream(
   dialect: HttpDialectRoute | undefined,
 ): Promise<UniversalServerResponse> {
   let sse: SseStream;
+  // A task's event is one object for all its subscribers: its event text is made once (shared-encoding.ts).
+  const event = (value: unknown) => "data: " + answerJson(b, route, value, dialect) + "\n\n";
+  const format = dialect ?? route;
   try {
     sse = await startSseStream(
       fn.call(b.handlers, message, ctx) as AsyncIterable<unknown>,
-      (value) => "data: " + answerJson(b, route, value, dialect) + "\n\n",
+      (value) => encodeOnce(value, b, format, event),
       (e) => {
         const json = b.errors.statusJson(streamFailure(e, ctx.signal), route.rpc, "stream").json;
         return "event: error\ndata: " + (dialect ? b.v03!.dialect.errorBody(json) : json) + "\n\n";

@@ -222,38 +222,47 @@ function preParsed(body: unknown, limit: number): string {
  * as they come, honouring backpressure; when the client goes away the
  * stream is closed (the handler's iterator gets `return()`).
  */
-export async function writeNodeResponse(res: ServerResponse, response: UniversalServerResponse, request: NodeRequest): Promise<void> {
+export function writeNodeResponse(res: ServerResponse, response: UniversalServerResponse, request: NodeRequest): Promise<void> {
+  // Not an async function: an open stream would hold its suspended frame (and this one's) for its whole life.
   try {
-    await writeResponse(res, response, request);
+    const written = writeResponse(res, response, request);
+    if (written !== undefined) return written.then(undefined, () => answerFailure(res, response));
   } catch {
-    // A header value node refuses, say: answer a bare 500 if nothing went out yet.
-    if (response.body instanceof SseStream) response.body.close();
-    if (!res.headersSent && !res.destroyed) {
-      const body = JSON.stringify(new RpcError(Code.INTERNAL, "internal error").toStatusBody());
-      res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      res.end(body);
-    } else res.destroy();
+    answerFailure(res, response);
   }
+  return Promise.resolve();
 }
 
-async function writeResponse(res: ServerResponse, response: UniversalServerResponse, request: NodeRequest): Promise<void> {
+/** A header value node refuses, say: answer a bare 500 if nothing went out yet. */
+function answerFailure(res: ServerResponse, response: UniversalServerResponse): void {
+  if (response.body instanceof SseStream) response.body.close();
+  if (!res.headersSent && !res.destroyed) {
+    const body = JSON.stringify(new RpcError(Code.INTERNAL, "internal error").toStatusBody());
+    res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  } else res.destroy();
+}
+
+/** Writes the answer: at once (undefined) or in a promise (a body that waits for the request's drain, a stream). */
+function writeResponse(res: ServerResponse, response: UniversalServerResponse, request: NodeRequest): Promise<void> | undefined {
   const { status, headers, body } = response;
   if (res.headersSent || res.destroyed) {
     if (body instanceof SseStream) body.close();
-    return;
+    return undefined;
   }
-  if (typeof body === "string") {
-    const unread = request.beforeAnswer(res);
-    if (unread !== undefined) {
-      await unread;
-      if (res.headersSent || res.destroyed) return;
-    }
-    if (status === 413) res.setHeader("connection", "close");
-    res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) });
-    res.end(body);
-    return;
-  }
-  await pumpSse(res, status, headers, body, request);
+  if (typeof body !== "string") return pumpSse(res, status, headers, body, request);
+  const unread = request.beforeAnswer(res);
+  if (unread === undefined) return writeBody(res, status, headers, body);
+  return unread.then(() => {
+    if (!res.headersSent && !res.destroyed) writeBody(res, status, headers, body);
+  });
+}
+
+function writeBody(res: ServerResponse, status: number, headers: UniversalServerResponse["headers"], body: string): undefined {
+  if (status === 413) res.setHeader("connection", "close");
+  res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) });
+  res.end(body);
+  return undefined;
 }
 
 async function pumpSse(
@@ -277,6 +286,10 @@ async function pumpSse(
     if (request.clientGone) return onClose();
     res.writeHead(status, headers);
     res.flushHeaders();
+    // Not while the client is behind: the events already waiting keep the connection busy.
+    stream.keepAliveTo((comment) => {
+      if (!res.writableNeedDrain) res.write(comment);
+    });
     for (;;) {
       const chunk = await stream.next();
       if (closed) break;

@@ -2,6 +2,7 @@
 // SSE (HTTP+JSON, JSON-RPC): the handler's first message decides between a
 // plain error answer and a stream; after it, messages become events, an error
 // a final event, and a quiet stream gets comment keep-alives.
+import { type KeepAliveClock, keepAliveClock, ON_WORKERS, TICKS_PER_PERIOD, type Ticked } from "./keep-alive.js";
 
 /** The headers of an SSE answer (no caching, no proxy buffering). */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -15,14 +16,15 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * timeout of the hosts we serve on (Bun.serve closes a connection silent for
  * 10 s) and of common proxies. On Cloudflare Workers 0.5 s: a Worker learns
  * that its client went away only when it next writes (docs/deployment.md),
- * and its handler should stop working for nobody within a second. Workers
- * name themselves in `navigator.userAgent`, which no binding can change.
+ * and its handler should stop working for nobody within a second.
  */
-export const DEFAULT_KEEP_ALIVE_MS =
-  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers" ? 500 : 5_000;
+export const DEFAULT_KEEP_ALIVE_MS = ON_WORKERS ? 500 : 5_000;
 
 /** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
 const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";
+
+/** The comment as bytes, made once: written to a quiet stream, it costs nothing but the write. */
+export const KEEP_ALIVE_BYTES: Uint8Array = new TextEncoder().encode(KEEP_ALIVE_CHUNK);
 
 /**
  * Starts the stream of a server-streaming handler's iterable: waits for its
@@ -58,7 +60,7 @@ export async function startSseStream(
  * (`undefined` at the end; an error becomes a final error event), `close()`
  * ends it early and calls the handler iterator's `return()`.
  */
-export class SseStream {
+export class SseStream implements Ticked {
   private pending: string | undefined;
   /** The iterator finished by itself (done, or threw): no `return()` needed. */
   private finished: boolean;
@@ -66,31 +68,34 @@ export class SseStream {
   private closed = false;
   /** The handler's `next()` that a keep-alive comment interrupted: still the one to wait for. */
   private inflight: Promise<IteratorResult<unknown>> | undefined;
+  /** The promise whose settling the wait already listens to (once, however many comments interrupt the wait). */
+  private watched: Promise<unknown> | undefined;
   /**
-   * The wait for the handler's `next()` in progress: resolves true when it
-   * settles, false when a keep-alive is due (or the stream is closed).
+   * The wait for the handler's `next()` in progress, when `next()` gives the
+   * comments: resolves true when it settles, false when a keep-alive is due
+   * (or the stream is closed).
    */
   private wake: ((settled: boolean) => void) | undefined;
-  /** When that wait began (ms since the epoch). */
-  private waitStart = 0;
-  /**
-   * The stream's one keep-alive timer. It is not cleared when an event comes
-   * (a timer per event costs more than the event), only re-armed when it
-   * fires during a wait that began later; it stops when it fires with no
-   * wait in progress, and when the stream ends.
-   */
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** What ticks this stream while it waits (unless keep-alives are off). */
+  private readonly clock: KeepAliveClock | undefined;
+  /** Whether the stream waits for its handler now: only then do ticks count. */
+  private waiting = false;
+  /** The clock's ticks while waiting since the last chunk. */
+  private quiet = 0;
+  /** Where comments go, when the writer takes them itself (`keepAliveTo`). */
+  private sink: ((comment: Uint8Array) => void) | undefined;
 
   constructor(
     private readonly iterator: AsyncIterator<unknown>,
     first: string | undefined,
     private readonly encode: (value: unknown) => string,
     private readonly errorEvent: (error: unknown) => string,
-    /** After this long without a message, `next()` gives a keep-alive comment; 0: never. */
-    private readonly keepAliveMs = 0,
+    /** After this long without a message, a keep-alive comment (from `next()`, or to the `keepAliveTo` sink); 0: never. */
+    keepAliveMs = 0,
   ) {
     this.pending = first;
     this.finished = first === undefined;
+    this.clock = keepAliveMs > 0 ? keepAliveClock(keepAliveMs) : undefined;
   }
 
   /** A stream of one chunk of text (an error event, say), then its end. */
@@ -104,6 +109,17 @@ export class SseStream {
     );
   }
 
+  /**
+   * Has keep-alive comments written to `sink` (the bytes of one comment, the
+   * same array each time: write it, do not keep or change it) while the
+   * stream waits for its handler, instead of given by `next()`: a quiet
+   * stream then costs no promise per comment. The writer decides whether it
+   * can take one now (not while its client is behind, say).
+   */
+  keepAliveTo(sink: (comment: Uint8Array) => void): void {
+    this.sink = sink;
+  }
+
   /** The next chunk, or `undefined` when the stream has ended. */
   async next(): Promise<string | undefined> {
     if (this.pending !== undefined) {
@@ -115,19 +131,21 @@ export class SseStream {
     let r: IteratorResult<unknown>;
     try {
       const p = (this.inflight ??= this.iterator.next());
-      if (this.keepAliveMs > 0 && !(await this.settlesBeforeKeepAlive(p))) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
-      this.inflight = undefined;
+      this.clock?.add(this);
+      this.waiting = true;
+      if (this.clock !== undefined && this.sink === undefined && !(await this.settlesBeforeKeepAlive(p))) {
+        return this.closed ? undefined : KEEP_ALIVE_CHUNK;
+      }
       r = await p;
+      this.inflight = undefined;
+      this.waiting = false;
     } catch (e) {
       this.inflight = undefined;
-      this.finished = true;
-      this.stopTimer();
+      this.end();
       return this.closed ? undefined : this.errorEvent(e);
     }
-    if (r.done) {
-      this.finished = true;
-      this.stopTimer();
-    }
+    this.quiet = 0;
+    if (r.done) this.end();
     if (r.done || this.closed) return undefined;
     try {
       return this.encode(r.value);
@@ -137,26 +155,26 @@ export class SseStream {
     }
   }
 
+  /** Called by the clock: a comment when the stream has waited for a period. */
+  tick(): void {
+    if (!this.waiting || ++this.quiet < TICKS_PER_PERIOD) return;
+    this.quiet = 0;
+    if (this.sink !== undefined) this.sink(KEEP_ALIVE_BYTES);
+    else this.settle(false);
+  }
+
   /** True when `p` settles (either way) before a keep-alive is due, false when one is (or the stream closes); never rejects. */
   private settlesBeforeKeepAlive(p: Promise<unknown>): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       this.wake = resolve;
-      this.waitStart = Date.now();
-      this.timer ??= setTimeout(this.onTimer, this.keepAliveMs);
       // Every wait is on the current `inflight`: its settling ends the wait in progress.
-      p.then(this.onSettled, this.onSettled);
+      if (this.watched !== p) {
+        this.watched = p;
+        const settled = () => this.settle(true);
+        p.then(settled, settled);
+      }
     });
   }
-
-  private readonly onSettled = () => this.settle(true);
-
-  private readonly onTimer = () => {
-    this.timer = undefined;
-    if (this.wake === undefined) return;
-    const left = this.waitStart + this.keepAliveMs - Date.now();
-    if (left > 0) this.timer = setTimeout(this.onTimer, left);
-    else this.settle(false);
-  };
 
   private settle(settled: boolean): void {
     const wake = this.wake;
@@ -164,16 +182,18 @@ export class SseStream {
     wake?.(settled);
   }
 
-  private stopTimer(): void {
-    if (this.timer === undefined) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+  /** The handler's iterator is done (or threw): nothing more to wait for. */
+  private end(): void {
+    this.finished = true;
+    this.waiting = false;
+    this.clock?.delete(this);
   }
 
   /** Ends the stream early (the client went away): calls the iterator's `return()` once. */
   close(): void {
     this.pending = undefined;
-    this.stopTimer();
+    this.waiting = false;
+    this.clock?.delete(this);
     this.settle(false);
     if (this.closed) return;
     this.closed = true;
