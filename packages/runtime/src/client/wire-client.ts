@@ -20,12 +20,15 @@ import { fetchFollowing } from "./redirect.js";
 import { isIdempotent, mayRetry, retryDelay, retryPolicy } from "./retry.js";
 import { readSseEvents } from "./sse.js";
 import { pause } from "../retry-wait.js";
+import { telemetry, type RpcSystem } from "../telemetry.js";
 
 /** The media type of a server-sent event stream. */
 export const SSE_MEDIA_TYPE = "text/event-stream";
 
 /** A binding of the client (HTTP+JSON, JSON-RPC): its media types and how it puts each rpc on the wire. */
 export interface ClientWire {
+  /** The binding, as telemetry names it (telemetry.ts); default `http` (HTTP+JSON). */
+  readonly system?: RpcSystem;
   /** Content-Type of request bodies unless `options.contentType` says otherwise. */
   readonly contentType: string;
   /** Accept of a unary call unless the headers set it. */
@@ -99,7 +102,15 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
     const init: RequestInit = { method: req.method, headers: req instanceof OutgoingRequest ? req.headersInit() : req.headers };
     if (req.body !== undefined) init.body = req.body;
     if (req.signal) init.signal = req.signal;
-    return fetchFollowing(options.fetch ?? globalThis.fetch, req.url, init, options.redirects);
+    const t = telemetry.on;
+    if (t === undefined) return fetchFollowing(options.fetch ?? globalThis.fetch, req.url, init, options.redirects);
+    // Traced (telemetry.ts): the request carries the active trace context (traceparent, tracestate, baggage).
+    const m = req.binding.descriptor;
+    return t.clientCall(wire.system ?? "http", m.parent.typeName, m.name, (trace) => {
+      for (const k in trace) req.headers.set(k, trace[k]!);
+      init.headers = req.headers;
+      return fetchFollowing(options.fetch ?? globalThis.fetch, req.url, init, options.redirects);
+    });
   };
   for (const icpt of [...(options.interceptors ?? [])].reverse()) send = icpt(send);
 
