@@ -3,8 +3,10 @@
  * the database's faults: `cut()` drops every connection and refuses new ones
  * (the server gone, as `pg_ctl stop` leaves it), `restore()` lets them in
  * again; `freeze()` stops passing bytes both ways (a server that answers
- * nothing, as SIGSTOP leaves it), `thaw()` passes them again. Imports
- * nothing from vitest.
+ * nothing, as SIGSTOP leaves it), `thaw()` passes them again; `strand()`
+ * stops passing bytes on the connections open now, for good, and lets new
+ * ones through (a connection dead without a word, as a dropped NAT entry
+ * leaves it). Imports nothing from vitest.
  */
 import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
 
@@ -19,6 +21,8 @@ export interface PgProxy {
   freeze(): void;
   /** Passes them again. */
   thaw(): void;
+  /** Stops passing bytes on the connections open now, and never passes them again; new ones pass. */
+  strand(): void;
   close(): Promise<void>;
 }
 
@@ -27,6 +31,7 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
   const sockets = new Set<Socket>();
   let down = false;
   let frozen = false;
+  const stranded = new WeakSet<Socket>();
   const server: Server = createServer((client) => {
     if (down) {
       client.destroy();
@@ -68,7 +73,13 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
     },
     thaw() {
       frozen = false;
-      for (const s of sockets) s.resume();
+      for (const s of sockets) if (!stranded.has(s)) s.resume();
+    },
+    strand() {
+      for (const s of sockets) {
+        stranded.add(s);
+        s.pause();
+      }
     },
     async close() {
       for (const s of sockets) s.destroy();

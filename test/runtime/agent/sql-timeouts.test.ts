@@ -125,6 +125,44 @@ describe.skipIf(!url)(`PostgreSQL timeouts${url ? "" : " (skipped: DATABASE_URL 
     }
   }, 20_000);
 
+  it("a LISTEN connection dead without a word is found by its keep-alive and made again, and the listener told to catch up", async () => {
+    const proxy = await startPgProxy(url!);
+    try {
+      const errors: unknown[] = [];
+      const db = await open(proxy.url(scratch.name), { listenKeepAliveMs: 200, onError: (e) => errors.push(e) });
+      const direct = await open(scratch.url);
+      const got: string[] = [];
+      let reconnects = 0;
+      await db.listen(
+        "a2a_keepalive",
+        (p) => got.push(p),
+        () => reconnects++,
+      );
+      const notify = (p: string) => direct.query("SELECT pg_notify('a2a_keepalive', $1)", [p]);
+      const until = async (ok: () => boolean, ms: number) => {
+        for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+        return ok();
+      };
+      await notify("before");
+      expect(await until(() => got.includes("before"), 2_000)).toBe(true);
+      // Its connection now passes nothing, and says nothing of it; new connections pass.
+      proxy.strand();
+      await notify("lost");
+      const stranded = Date.now();
+      expect(await until(() => reconnects === 1, 3_000)).toBe(true);
+      // Found within two keep-alive periods, and made again a second later.
+      expect(Date.now() - stranded).toBeLessThan(2_000);
+      expect(String(errors.at(0))).toMatch(/keep-alive/);
+      await notify("after");
+      expect(await until(() => got.includes("after"), 2_000)).toBe(true);
+      // What came while it was dead is lost to it: the reconnect is what tells the listener to catch up from the tables.
+      expect(got).toEqual(["before", "after"]);
+    } finally {
+      proxy.cut();
+      await proxy.close();
+    }
+  }, 20_000);
+
   it("migrations run without the statement bound: a second migrator waits for the first's lock longer than statementTimeoutMs", async () => {
     const fresh = await createScratchDatabase(url!, "a2a_timeouts_mig");
     try {

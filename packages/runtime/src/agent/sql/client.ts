@@ -56,6 +56,14 @@ export interface PostgresClientOptions {
    * no bound.
    */
   readonly statementTimeoutMs?: number;
+  /**
+   * How often the LISTEN connection is asked `SELECT 1`, and how long its
+   * answer may take: a connection that died without a word (a frozen
+   * server, a dropped NAT entry, a network gone) is then dropped and made
+   * again, and the caller catches up (`onReconnect`), rather than hearing
+   * nothing for ever. Default 5 000; 0 for none.
+   */
+  readonly listenKeepAliveMs?: number;
   /** Reports errors of idle connections and of the listener (a database that restarts). */
   readonly onError?: (error: unknown) => void;
 }
@@ -80,6 +88,7 @@ export async function connectPostgres(url: string, options: PostgresClientOption
   const onError = options.onError ?? ((e: unknown) => console.error("a2a-http store:", e));
   const poolTimeoutMs = options.poolTimeoutMs ?? 5_000;
   const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
+  const keepAliveMs = options.listenKeepAliveMs ?? 5_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -142,25 +151,42 @@ export async function connectPostgres(url: string, options: PostgresClientOption
       let stopped = false;
       let client: import("pg").Client | undefined;
       let retry: ReturnType<typeof setTimeout> | undefined;
+      /** Drops a listening connection that failed or fell silent (its late notifications too); another is made. */
+      const dropped = new WeakSet<import("pg").Client>();
+      const drop = (c: import("pg").Client, e: unknown) => {
+        if (dropped.has(c)) return;
+        dropped.add(c);
+        onError(e);
+        c.removeAllListeners("notification");
+        void c.end().catch(() => {});
+        if (client === c) client = undefined;
+        schedule();
+      };
       const connect = async (again: boolean): Promise<void> => {
-        const c = new pg.Client({ connectionString: url });
+        // Bounded like the keep-alive, so that a server that answers nothing fails the attempt and the next one comes.
+        const c = new pg.Client({
+          connectionString: url,
+          keepAlive: true,
+          ...(keepAliveMs > 0 ? { connectionTimeoutMillis: keepAliveMs, query_timeout: keepAliveMs } : {}),
+        });
         c.on("notification", (n) => {
           if (n.channel === channel) onNotify(n.payload ?? "");
         });
-        c.on("error", (e) => {
-          onError(e);
-          void c.end().catch(() => {});
-          if (client === c) client = undefined;
-          schedule();
-        });
+        c.on("error", (e) => drop(c, e));
         c.on("end", () => {
           if (client === c) {
             client = undefined;
             schedule();
           }
         });
-        await c.connect();
-        await c.query(`LISTEN ${quoteIdent(channel)}`);
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${quoteIdent(channel)}`);
+        } catch (e) {
+          dropped.add(c);
+          void c.end().catch(() => {});
+          throw e;
+        }
         if (stopped) {
           await c.end().catch(() => {});
           return;
@@ -181,9 +207,29 @@ export async function connectPostgres(url: string, options: PostgresClientOption
         retry.unref?.();
       };
       await connect(false);
+      // The keep-alive: one SELECT 1 at a time on the listening connection; a failure or no answer in time drops it.
+      let asking = false;
+      const keepAlive =
+        keepAliveMs > 0
+          ? setInterval(() => {
+              const c = client;
+              if (!c || asking) return;
+              asking = true;
+              c.query("SELECT 1").then(
+                () => void (asking = false),
+                (e: unknown) => {
+                  asking = false;
+                  if (client === c)
+                    drop(c, new Error("the LISTEN connection did not answer its keep-alive: making it again", { cause: e }));
+                },
+              );
+            }, keepAliveMs)
+          : undefined;
+      keepAlive?.unref?.();
       const handle = {
         async stop() {
           stopped = true;
+          clearInterval(keepAlive);
           clearTimeout(retry);
           listeners.delete(handle);
           const c = client;
