@@ -82,6 +82,26 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
+/** A port that another process holds: main() says which one and the flag that moves it. */
+export class PortInUseError extends Error {
+  override name = "PortInUseError";
+  constructor(
+    readonly server: "http" | "grpc",
+    readonly host: string,
+    readonly port: number,
+    options?: ErrorOptions,
+  ) {
+    super(`port ${port} is already in use on ${host}`, options);
+  }
+}
+
+/** For a listen that rejects: EADDRINUSE becomes a PortInUseError naming the server; other errors pass. */
+const portInUse =
+  (server: "http" | "grpc", host: string, port: number) =>
+  (e: unknown): never => {
+    throw (e as { code?: unknown } | null)?.code === "EADDRINUSE" ? new PortInUseError(server, host, port, { cause: e }) : e;
+  };
+
 const cardPath = A2A_AGENT_CARD_PATHS[0]!;
 const jsonRpcPath = "/jsonrpc";
 
@@ -209,8 +229,10 @@ export async function startExampleAgent(options: {
   const grpcPort = options.grpcPort ?? 0;
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
-    if (grpcPort >= 0) grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits, options.allowedHosts);
-    http = await startHttp();
+    if (grpcPort >= 0) {
+      grpc = await startGrpc(handlers, grpcPort, host, options.grpcLimits, options.allowedHosts).catch(portInUse("grpc", host, grpcPort));
+    }
+    http = await startHttp().catch(portInUse("http", host, options.port));
   } catch (e) {
     await grpc?.close();
     // Closes the store too (a directory's lock is released).
@@ -248,8 +270,9 @@ export async function startExampleAgent(options: {
         });
         app.use(jsonRpcPath, a2aServiceJsonRpcExpress(handlers, serverOptions));
         app.use("/", a2aServiceExpress(handlers, serverOptions));
-        const server = await new Promise<import("node:http").Server>((ok) => {
-          const s = app.listen(options.port, host, () => ok(s));
+        // Express 5 hands a listen error to the callback.
+        const server = await new Promise<import("node:http").Server>((ok, fail) => {
+          const s = app.listen(options.port, host, (error?: Error) => (error ? fail(error) : ok(s)));
         });
         return {
           url: `http://${host}:${(server.address() as AddressInfo).port}`,
@@ -297,8 +320,9 @@ export async function startExampleAgent(options: {
         }
         app.route(jsonRpcPath, a2aServiceJsonRpcHono(handlers, serverOptions));
         app.route("/", a2aServiceHono(handlers, serverOptions));
-        const server = await new Promise<ReturnType<typeof serve>>((ok) => {
+        const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
           const s = serve({ fetch: app.fetch, port: options.port, hostname: host }, () => ok(s));
+          s.once("error", fail);
         });
         return {
           url: `http://${host}:${(server.address() as AddressInfo).port}`,
@@ -484,6 +508,12 @@ async function main(): Promise<void> {
     if (e instanceof StoreError) {
       const hint = e.reason === "schema-outdated" ? ", or start with --migrate" : "";
       console.error(`--store: ${e.message}${hint}`);
+      process.exit(1);
+    }
+    // A port another process holds: one line naming it and the flag that moves it.
+    if (e instanceof PortInUseError) {
+      const flag = e.server === "http" ? "--port" : "--grpc-port";
+      console.error(`${e.message}: set ${flag} to another port, 0 for any free one${e.server === "grpc" ? ", or -1 for no gRPC" : ""}`);
       process.exit(1);
     }
     // A malformed --allowed-hosts entry: one line, not a stack.
