@@ -157,6 +157,13 @@ export function badRequest(violations: readonly { field: string; description: st
   return { "@type": BAD_REQUEST_TYPE, fieldViolations: violations.map((v) => ({ ...v })) };
 }
 
+export const RESOURCE_INFO_TYPE = "type.googleapis.com/google.rpc.ResourceInfo";
+
+/** A google.rpc.ResourceInfo detail: which resource the error is about (e.g. the task a call made before it failed). */
+export function resourceInfo(resourceType: string, resourceName: string, description = ""): ErrorDetail {
+  return { "@type": RESOURCE_INFO_TYPE, resourceType, resourceName, ...(description ? { description } : {}) };
+}
+
 export const RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo";
 
 /**

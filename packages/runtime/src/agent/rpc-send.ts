@@ -8,7 +8,7 @@
  * event and then the task's events until its turn ends.
  */
 import { A2AErrors, isTerminal, TaskState } from "../a2a.js";
-import { Code, RpcError } from "../errors.js";
+import { Code, resourceInfo, RpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
 import { checkExtensions, checkInputModes, requirePush, requireStreaming } from "./capabilities.js";
 import type { Execution } from "./execution.js";
@@ -27,7 +27,7 @@ import type { TaskLocks } from "./task-lock.js";
 import { endsStream, endsTask, endsTurn, stateName } from "./task-state.js";
 import { TaskStream } from "./task-stream.js";
 import { checkHistoryLength, view } from "./task-view.js";
-import type { TaskWriter } from "./task-writer.js";
+import { namingTask, type TaskWriter } from "./task-writer.js";
 import type { AgentTypes, MessageLike, TaskLike } from "./types.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: requests are the user's generated messages; the engine reads A2A's fields of them
@@ -163,7 +163,9 @@ export function sendRpcs<T extends AgentTypes>(deps: SendRpcDeps<T>) {
     const config = req.configuration as SendConfig | undefined;
     // A quick executor has often settled its task already: no wait (and no AbortSignal for it) then.
     if (!config?.returnImmediately && !run.settled.done) {
-      return unlessAborted(run.settled.promise, ctx.signal).then(() => sendAnswerOf(run, config, ctx));
+      return unlessAborted(run.settled.promise, ctx.signal, () => nameOnDeadline(run, ctx.signal.reason)).then(() =>
+        sendAnswerOf(run, config, ctx),
+      );
     }
     return sendAnswerOf(run, config, ctx);
   }
@@ -188,11 +190,7 @@ export function sendRpcs<T extends AgentTypes>(deps: SendRpcDeps<T>) {
       if (!(e instanceof StoreUnavailableError)) throw e;
       // The store went away after the task was stored: what this run stored last, else an error that names the task.
       if (last) return answer(last);
-      throw new StoreUnavailableError(
-        false,
-        e,
-        `task ${run.key.id} was created, but the agent's task store cannot be reached now to answer it; get it with GetTask shortly`,
-      );
+      throw namingTask(run.key.id, e);
     });
   }
 
@@ -234,11 +232,27 @@ export function sendRpcs<T extends AgentTypes>(deps: SendRpcDeps<T>) {
   };
 }
 
-/** Waits for `p` unless the client goes away first (then undefined). */
-function unlessAborted<R>(p: Promise<R>, signal: AbortSignal): Promise<R | undefined> {
+/**
+ * The server's unary deadline came before the task's turn ended: its error
+ * (made for this call, and answered once the signal's listeners ran) names
+ * the task, which goes on, so that a client gets it instead of sending the
+ * message again and having the work done twice.
+ */
+function nameOnDeadline(run: Run, reason: unknown): void {
+  if (!(reason instanceof RpcError) || reason.code !== Code.DEADLINE_EXCEEDED || run.reply !== undefined) return;
+  const id = run.key.id;
+  reason.message = `${reason.message}; task ${id} goes on: get it with GetTask (or follow it with SubscribeToTask) rather than sending the message again`;
+  reason.details.push(resourceInfo("task", `tasks/${id}`));
+}
+
+/** Waits for `p` unless the client goes away first (then undefined, `onAbort` called first). */
+function unlessAborted<R>(p: Promise<R>, signal: AbortSignal, onAbort0?: () => void): Promise<R | undefined> {
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
+    const onAbort = () => {
+      onAbort0?.();
+      resolve(undefined);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     p.then(
       (v) => {

@@ -12,7 +12,7 @@
  */
 import type { Message as ProtoMessage } from "@bufbuild/protobuf";
 import { A2AErrors, isTerminal, TaskState } from "../a2a.js";
-import { Code, RpcError } from "../errors.js";
+import { Code, resourceInfo, RpcError } from "../errors.js";
 import type { Execution } from "./execution.js";
 import type { MemoryStoreSync, MemoryTaskHandle } from "./memory-store.js";
 import type { PushDispatch } from "./push-dispatch.js";
@@ -319,11 +319,13 @@ function storedFirst(run: Run, task: TaskLike): Stored {
 /** The store's fault once task `id` exists: the answer names it, so that a client gets it rather than sending again. */
 export function namingTask(id: string, e: StoreUnavailableError): StoreUnavailableError {
   if (e.message.includes(id)) return e;
-  return new StoreUnavailableError(
+  const named = new StoreUnavailableError(
     e.mayHaveWritten,
     e,
-    `task ${id} was created, but the agent's task store cannot be reached now to go on with it; get it with GetTask shortly`,
+    `task ${id} was created, but the agent's task store cannot be reached now; get it with GetTask shortly rather than sending the message again`,
   );
+  named.details.push(resourceInfo("task", `tasks/${id}`));
+  return named;
 }
 
 function storeFull(e: unknown): unknown {
