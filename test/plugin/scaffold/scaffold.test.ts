@@ -429,6 +429,25 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
     }
   }, 60_000);
 
+  // The same template code on every framework: the HTTP listen of each (Express 5
+  // hands the error to a callback, Fastify rejects, Hono's server emits it).
+  test.each(["fastify", "hono"])(
+    "on %s too, a PORT in use is that one line, exit 1",
+    async (framework) => {
+      const { held, release } = await holdPortAfterAFreeOne();
+      try {
+        expect(await runMain(join(tmp, `agent-${framework}`), { PORT: String(held), GRPC_PORT: "0" })).toEqual({
+          code: 1,
+          stdout: "",
+          stderr: `agent-${framework}: port ${held} (PORT) is in use on 127.0.0.1: set PORT to another port, or 0 for any free one\n`,
+        });
+      } finally {
+        await release();
+      }
+    },
+    60_000,
+  );
+
   test.each(["off", "-1"])(
     "GRPC_PORT=%s serves no gRPC, and the card lists two interfaces",
     async (off) => {
