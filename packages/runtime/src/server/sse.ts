@@ -2,7 +2,7 @@
 // SSE (HTTP+JSON, JSON-RPC): the handler's first message decides between a
 // plain error answer and a stream; after it, messages become events, an error
 // a final event, and a quiet stream gets comment keep-alives.
-import { type KeepAliveClock, keepAliveClock, ON_WORKERS, TICKS_PER_PERIOD, type Ticked } from "./keep-alive.js";
+import { ON_WORKERS, sharedTicker, type Ticked, type Ticker } from "./ticker.js";
 
 /** The headers of an SSE answer (no caching, no proxy buffering). */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -22,6 +22,14 @@ export const DEFAULT_KEEP_ALIVE_MS = ON_WORKERS ? 500 : 5_000;
 
 /** An SSE comment line: clients skip it, proxies see traffic on an idle stream. */
 const KEEP_ALIVE_CHUNK = ": keep-alive\n\n";
+
+/**
+ * Ticks per keep-alive period. A stream that has been waiting for its
+ * handler for this many ticks gets a comment: between 3/4 of the period and
+ * the period after its last chunk, never later (the idle timeouts it is
+ * under), and every period while it stays quiet.
+ */
+const TICKS_PER_PERIOD = 4;
 
 /** The comment as bytes, made once: written to a quiet stream, it costs nothing but the write. */
 export const KEEP_ALIVE_BYTES: Uint8Array = new TextEncoder().encode(KEEP_ALIVE_CHUNK);
@@ -77,7 +85,7 @@ export class SseStream implements Ticked {
    */
   private wake: ((settled: boolean) => void) | undefined;
   /** What ticks this stream while it waits (unless keep-alives are off). */
-  private readonly clock: KeepAliveClock | undefined;
+  private readonly clock: Ticker | undefined;
   /** Whether the stream waits for its handler now: only then do ticks count. */
   private waiting = false;
   /** The clock's ticks while waiting since the last chunk. */
@@ -95,7 +103,7 @@ export class SseStream implements Ticked {
   ) {
     this.pending = first;
     this.finished = first === undefined;
-    this.clock = keepAliveMs > 0 ? keepAliveClock(keepAliveMs) : undefined;
+    this.clock = keepAliveMs > 0 ? sharedTicker(keepAliveMs / TICKS_PER_PERIOD) : undefined;
   }
 
   /** A stream of one chunk of text (an error event, say), then its end. */

@@ -5,6 +5,8 @@
 // mark; a unary answer is one string), so what is left is time: a connection
 // whose pending output makes no progress for `ms` is closed.
 
+import { sharedTicker, type Ticked, type Ticker } from "./ticker.js";
+
 /** The part of a net.Socket the guard reads. */
 interface SocketLike {
   readonly writableLength: number;
@@ -36,10 +38,38 @@ export function stallTimeoutOf(value: unknown): number {
   return value;
 }
 
-/** One connection's guard: the period it checks at, and its timer (none when the period is 0). */
-interface Guard {
-  ms: number;
-  timer: ReturnType<typeof setInterval> | undefined;
+/** One connection's guard: the period it checks at, on the shared ticker of that period (none when the period is 0). */
+class Guard implements Ticked {
+  ms = 0;
+  private ticker: Ticker | undefined;
+  /** Bytes gone out at the last check. */
+  private sent = -1;
+
+  constructor(private readonly s: SocketLike) {}
+
+  watch(ms: number): void {
+    this.stop();
+    this.ms = ms;
+    this.sent = -1;
+    if (ms > 0) (this.ticker = sharedTicker(ms)).add(this);
+  }
+
+  stop(): void {
+    this.ticker?.delete(this);
+    this.ticker = undefined;
+  }
+
+  tick(): void {
+    const s = this.s;
+    const now = s.bytesWritten - s.writableLength;
+    // Output pending, and not a byte of it gone out since the last check.
+    if (s.writableLength > 0 && now === this.sent) {
+      this.stop();
+      s.destroy();
+      return;
+    }
+    this.sent = now;
+  }
 }
 
 const guards = new WeakMap<object, Guard>();
@@ -50,7 +80,8 @@ const guards = new WeakMap<object, Guard>();
  * 2 `ms`); `0` checks nothing. One guard per connection: a later request on
  * it with another `ms` (a service mounted with another option) sets the
  * period anew, so the request being served decides. Idle connections
- * (nothing pending) and slow but moving readers are left alone.
+ * (nothing pending) and slow but moving readers are left alone. The checks
+ * of all connections at one period share one interval (ticker.ts).
  */
 export function closeWhenStalled(socket: unknown, ms = DEFAULT_STALL_TIMEOUT_MS): void {
   const s = socket as SocketLike | null | undefined;
@@ -58,29 +89,10 @@ export function closeWhenStalled(socket: unknown, ms = DEFAULT_STALL_TIMEOUT_MS)
   let g = guards.get(s);
   if (g !== undefined) {
     if (g.ms === ms) return;
-    clearInterval(g.timer);
   } else {
-    g = { ms, timer: undefined };
-    guards.set(s, g);
-    const guard = g;
-    s.once("close", () => clearInterval(guard.timer));
+    const guard = (g = new Guard(s));
+    guards.set(s, guard);
+    s.once("close", () => guard.stop());
   }
-  g.ms = ms;
-  g.timer = ms > 0 ? watch(s, ms) : undefined;
-}
-
-function watch(s: SocketLike, ms: number): ReturnType<typeof setInterval> {
-  let sent = -1;
-  const timer = setInterval(() => {
-    const now = s.bytesWritten - s.writableLength;
-    // Output pending, and not a byte of it gone out since the last check.
-    if (s.writableLength > 0 && now === sent) {
-      clearInterval(timer);
-      s.destroy();
-      return;
-    }
-    sent = now;
-  }, ms);
-  timer.unref?.();
-  return timer;
+  g.watch(ms);
 }
