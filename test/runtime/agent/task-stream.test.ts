@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { EventHub } from "../../../packages/runtime/src/agent/event-hub.js";
 import type { StoredEvent } from "../../../packages/runtime/src/agent/store.js";
 import { TaskStream, type Opened } from "../../../packages/runtime/src/agent/task-stream.js";
+import { tellWriterCloses } from "../../../packages/runtime/src/writer-closes.js";
 
 type Ev = StoredEvent["event"];
 const ev = (name: string) => ({ name }) as unknown as Ev;
@@ -100,6 +101,28 @@ describe("TaskStream", () => {
     controller.abort();
     expect(await waiting).toEqual({ value: undefined, done: true });
     expect(subscribed()).toBe(false);
+  });
+
+  it("told that its writer calls return() when the client leaves, it waits without asking for the signal, and return() ends the wait", async () => {
+    const hub = new EventHub(100);
+    const sub = hub.subscribe("t");
+    let asked = 0;
+    const stream = new TaskStream(
+      async () => ({ first: ["task"], sub, follow: { sub, afterSeq: 1, events: async () => [] } }),
+      ends,
+      () => {
+        asked++;
+        return new AbortController().signal;
+      },
+    );
+    tellWriterCloses(stream);
+    expect((await stream.next()).value).toBe("task");
+    const waiting = stream.next();
+    await new Promise((r) => setTimeout(r, 5));
+    await stream.return();
+    expect(await waiting).toEqual({ value: undefined, done: true });
+    expect(asked).toBe(0);
+    expect(hub.has("t")).toBe(false);
   });
 
   it("next() called before the last settled answers in order", async () => {

@@ -43,12 +43,12 @@ export class Subscriber {
 
   /**
    * Waits until an event is queued (true: take() has it) or the subscription
-   * is closed or `signal` fires (false). Rejects with the error that cut a
+   * is closed or `signal`, if given, fires (false). Rejects with the error that cut a
    * slow subscriber off, once the events queued before it have been taken.
    * Not an async function: a stream waits here most of its life, and a
    * suspended frame would be held all that time.
    */
-  ready(signal: AbortSignal): Promise<boolean> {
+  ready(signal: AbortSignal | undefined): Promise<boolean> {
     let now: boolean | undefined;
     try {
       now = this.readyNow(signal);
@@ -57,7 +57,7 @@ export class Subscriber {
     }
     if (now !== undefined) return now ? READY : NOT_READY;
     // One abort listener per subscription, not one per event waited for.
-    if (this.signal !== signal) {
+    if (signal !== undefined && this.signal !== signal) {
       this.signal?.removeEventListener("abort", this.onAbort);
       this.signal = signal;
       signal.addEventListener("abort", this.onAbort, { once: true });
@@ -79,10 +79,10 @@ export class Subscriber {
   }
 
   /** What ready() answers now (throws the error that cut the subscriber off), or undefined when it must wait. */
-  private readyNow(signal: AbortSignal): boolean | undefined {
+  private readyNow(signal: AbortSignal | undefined): boolean | undefined {
     if (this.queue.length > 0) return true;
     if (this.error) throw this.error;
-    if (this.closed || signal.aborted) return false;
+    if (this.closed || signal?.aborted) return false;
     return undefined;
   }
 

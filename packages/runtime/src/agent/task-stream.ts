@@ -7,6 +7,7 @@
  * subscriber has queued is answered in one settled promise.
  */
 import type { Subscriber } from "./event-hub.js";
+import { WRITER_CLOSES, type WriterCloses } from "../writer-closes.js";
 import type { StoredEvent } from "./store.js";
 
 /** Where a stream goes on after its first events. */
@@ -27,7 +28,7 @@ export interface Opened {
   readonly sub: Subscriber | undefined;
 }
 
-export class TaskStream implements AsyncIterableIterator<unknown> {
+export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses {
   private opened = false;
   private done = false;
   /** What is answered before anything more is taken from the subscriber. */
@@ -39,6 +40,8 @@ export class TaskStream implements AsyncIterableIterator<unknown> {
   private gap = false;
   /** A next() that had to wait: one called meanwhile waits for it, as an async generator's does. */
   private busy: Promise<IteratorResult<unknown>> | undefined;
+  /** Whether a wait listens to the request's signal: not once the writer said it calls return() when its client leaves. */
+  private watchSignal = true;
 
   /**
    * `open` runs on the first next(), as a generator's body would (its errors
@@ -53,6 +56,11 @@ export class TaskStream implements AsyncIterableIterator<unknown> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /** The writer calls return() when its client leaves (writer-closes.ts): the request's signal need not be watched (nor made) for that. */
+  [WRITER_CLOSES](): void {
+    this.watchSignal = false;
   }
 
   next(): Promise<IteratorResult<unknown>> {
@@ -140,7 +148,7 @@ export class TaskStream implements AsyncIterableIterator<unknown> {
           }
           continue;
         }
-        if (!(await follow.sub.ready(this.signal()))) {
+        if (!(await follow.sub.ready(this.watchSignal ? this.signal() : undefined))) {
           this.finish();
           return { value: undefined, done: true };
         }

@@ -107,6 +107,7 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   // The request's own signal (Node's adapter, workerd with `enable_request_signal`)
   // may tell before any cancel(): a stream waiting for its next event notices then.
   req.onAbort(() => stream.close());
+  stream.writerCloses();
   return new Response(readable, { status, headers });
 }
 

@@ -286,6 +286,8 @@ async function pumpSse(
     if (request.clientGone) return onClose();
     res.writeHead(status, headers);
     res.flushHeaders();
+    // onClose closes the stream.
+    stream.writerCloses();
     // Not while the client is behind: the events already waiting keep the connection busy.
     stream.keepAliveTo((comment) => {
       if (!res.writableNeedDrain) res.write(comment);

@@ -2,6 +2,7 @@
 // SSE (HTTP+JSON, JSON-RPC): the handler's first message decides between a
 // plain error answer and a stream; after it, messages become events, an error
 // a final event, and a quiet stream gets comment keep-alives.
+import { tellWriterCloses } from "../writer-closes.js";
 import { ON_WORKERS, sharedTicker, type Ticked, type Ticker } from "./ticker.js";
 
 /** The headers of an SSE answer (no caching, no proxy buffering). */
@@ -126,6 +127,15 @@ export class SseStream implements Ticked {
    */
   keepAliveTo(sink: (comment: Uint8Array) => void): void {
     this.sink = sink;
+  }
+
+  /**
+   * Says that the writer calls close() when its client leaves: the handler's
+   * iterator, told so (writer-closes.ts), then need not watch the request's
+   * signal for that.
+   */
+  writerCloses(): void {
+    tellWriterCloses(this.iterator);
   }
 
   /** The next chunk, or `undefined` when the stream has ended. */
