@@ -33,12 +33,13 @@ function sseParser(onEvent: (e: SseEvent) => void): (text: string) => void {
       data = undefined;
       return;
     }
-    let colon = start;
-    while (colon < end && text.charCodeAt(colon) !== 58) colon++;
-    const name = colon - start;
-    const isData = name === 4 && text.startsWith("data", start);
-    if (!isData && !(name === 5 && text.startsWith("event", start))) return;
-    let from = colon + 1;
+    // Only `data` and `event` matter: a field is its name up to ":" or the line's end.
+    const c = text.charCodeAt(start);
+    let isData: boolean;
+    if (c === 100 && text.startsWith("data", start) && (start + 4 === end || text.charCodeAt(start + 4) === 58)) isData = true;
+    else if (c === 101 && text.startsWith("event", start) && (start + 5 === end || text.charCodeAt(start + 5) === 58)) isData = false;
+    else return;
+    let from = start + (isData ? 5 : 6);
     if (from < end && text.charCodeAt(from) === 32) from++;
     const value = from < end ? text.slice(from, end) : "";
     if (isData) data = data === undefined ? value : `${data}\n${value}`;
