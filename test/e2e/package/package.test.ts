@@ -115,7 +115,7 @@ describe("the packed packages", () => {
     expect(plugin.version).toBe(version);
     expect(runtime.version).toBe(version);
     expect(plugin.dependencies["a2a-http"]).toBe(version);
-    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "ipaddr.js"]);
+    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser", "ipaddr.js"]);
     // The SQL store's drivers are optional peers: an agent on the memory store installs neither.
     expect(runtime.peerDependencies).toMatchObject({ pg: "^8.0.3", "@electric-sql/pglite": "^0.5.0 || ^0.6.0" });
     expect(runtime.peerDependenciesMeta).toMatchObject({ pg: { optional: true }, "@electric-sql/pglite": { optional: true } });
