@@ -45,12 +45,12 @@
 // than requests per second on a shared machine.
 //
 // Goals (issue 26 item 10): SDK/engine >= 2x on both cases; engine/floor <= 1.5x.
-import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { agents, CONTEXT_ID, EVENTS, TEXT, UPDATES } from "./agent-executors.mjs";
+import { forkServer } from "./fork-server.mjs";
 import { pin } from "./pin.mjs";
 import { sdkCard } from "./sdk-card.mjs";
 
@@ -121,16 +121,12 @@ async function main() {
   };
   /** A contender's server for one case, in a child process. */
   const spawn = async (name, c) => {
-    const proc = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, BENCH_CHILD: name, BENCH_CASE: c },
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    const port = await new Promise((resolve, reject) => {
-      proc.once("message", resolve);
-      proc.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
-    });
-    if (pinned && !pin(proc.pid, cpus - 1)) throw new Error(`${name}: taskset could not pin the server`);
+    const { proc, port } = await forkServer(
+      fileURLToPath(import.meta.url),
+      name,
+      { BENCH_CHILD: name, BENCH_CASE: c },
+      pinned ? cpus - 1 : undefined,
+    );
     return { name, proc, base: `http://127.0.0.1:${port}` };
   };
   /** Asks the child to exit; kills it if it does not. */

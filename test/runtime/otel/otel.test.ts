@@ -153,6 +153,14 @@ describe("HTTP+JSON and JSON-RPC on every adapter", () => {
         });
         expect(rpc.status).toBe(200);
         await expectServed("SendMessage", "jsonrpc");
+        const m = await metricsByName();
+        const points = (name: string) => m.get(name)?.dataPoints.map((p) => p.attributes) ?? [];
+        expect(points("rpc.server.duration")).toContainEqual(
+          expect.objectContaining({ "rpc.system": "jsonrpc", "rpc.method": "SendMessage" }),
+        );
+        expect(points("http.server.request.duration")).toContainEqual(
+          expect.objectContaining({ "http.route": "/message:send", "http.response.status_code": 200, "rpc.response.status_code": "OK" }),
+        );
       } finally {
         await s.close();
         await agent.close();
@@ -285,7 +293,6 @@ describe("one trace across agents and the webhook", () => {
       expectNothingSecret();
       const m = await metricsByName();
       for (const name of [
-        "rpc.server.duration",
         "http.server.request.duration",
         "rpc.client.duration",
         "a2a.tasks.started",
@@ -352,6 +359,34 @@ test("enableOpenTelemetry's off switch: the hook is empty again, and nothing mor
   }
   // Propagation is the given propagator's, not the global one (none is registered here).
   expect(propagation.fields()).toEqual([]);
+});
+
+test("enabled on the global providers with no SDK registered: dormant (nothing done, as off) until an SDK registers", async () => {
+  disable();
+  const { telemetry } = await import("../../../packages/runtime/src/telemetry.js");
+  const off = enableOpenTelemetry();
+  try {
+    expect(telemetry.on, "the API's no-op providers: nothing to record").toBeUndefined();
+    const agent = createA2AServiceAgent(echo, { card });
+    const s = await startBoth("hono", agent);
+    try {
+      await fetch(`${s.origin}/message:send`, { method: "POST", headers, body: JSON.stringify({ message }) });
+      expect(finished()).toEqual([]);
+      trace.setGlobalTracerProvider(tracerProvider);
+      propagation.setGlobalPropagator(propagator);
+      expect(telemetry.on, "an SDK registered").toBeDefined();
+      await fetch(`${s.origin}/message:send`, { method: "POST", headers, body: JSON.stringify({ message }) });
+      await expectServed("SendMessage", "http");
+    } finally {
+      await s.close();
+      await agent.close();
+    }
+  } finally {
+    off();
+    trace.disable();
+    propagation.disable();
+    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+  }
 });
 
 test("without enableOpenTelemetry, nothing imports @opentelemetry/api: only otel/ does, and it imports no node:", () => {

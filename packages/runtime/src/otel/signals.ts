@@ -8,6 +8,12 @@
  */
 import {
   context as contexts,
+  createNoopMeter,
+  type MeterProvider,
+  metrics,
+  ProxyTracerProvider,
+  propagation,
+  type TracerProvider,
   type Attributes,
   type Context,
   type Span,
@@ -22,12 +28,16 @@ import {
 import { TaskState } from "../a2a.js";
 import { Code, codeName, isRpcError } from "../errors.js";
 import type { A2AIds, PushOutcome, RpcSystem, RunSpan, ServerCallStart, ServerSpan, Telemetry, TraceContext } from "../telemetry.js";
-import type { Instruments } from "./instruments.js";
+import { type Instruments, instruments } from "./instruments.js";
 
-/** Reads the caller's trace headers from a fetch Headers. */
-const headersGetter: TextMapGetter<Headers> = {
-  get: (carrier, key) => carrier.get(key) ?? undefined,
-  keys: (carrier) => [...carrier.keys()],
+/** The API's own no-ops: what the globals are until an SDK registers. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+const NOOP_METER_CLASS = createNoopMeter().constructor as new () => unknown;
+
+/** Reads the caller's trace headers from a call's start. */
+const headersGetter: TextMapGetter<ServerCallStart> = {
+  get: (carrier, key) => carrier.header(key),
+  keys: (carrier) => [...carrier.headerNames()],
 };
 
 /** Writes trace headers into a plain object. */
@@ -69,7 +79,8 @@ class OtelServerSpan implements ServerSpan {
     readonly span: Span,
     parent: Context,
     private readonly start: ServerCallStart,
-    private readonly metricAttributes: Attributes,
+    /** The span's attributes at its start; the duration's too, with the status added at the end. */
+    private readonly attributes: Attributes,
   ) {
     this.ctx = trace.setSpan(parent, span);
   }
@@ -79,6 +90,8 @@ class OtelServerSpan implements ServerSpan {
   }
 
   annotate(ids: A2AIds): void {
+    // Span attributes only (ids would make the metrics' cardinality unbounded): nothing to do unless recorded.
+    if (!this.span.isRecording()) return;
     const a: Attributes = {};
     idAttributes(ids, a);
     this.span.setAttributes(a);
@@ -133,8 +146,8 @@ class OtelServerSpan implements ServerSpan {
         return {
           async next() {
             try {
-              // The handler's generator goes on in the call's context.
-              const r = await span.run(() => it.next());
+              // Not in the call's context (a context per event costs): what a handler does in one is its own.
+              const r = await it.next();
               if (r.done) closed();
               return r;
             } catch (e) {
@@ -157,7 +170,8 @@ class OtelServerSpan implements ServerSpan {
     this.ended = true;
     const { httpStatus, jsonRpcCode } = this.answered ?? { httpStatus: undefined, jsonRpcCode: undefined };
     const { system } = this.start;
-    const a: Attributes = { "rpc.response.status_code": codeName(this.code) };
+    const a = this.attributes;
+    a["rpc.response.status_code"] = codeName(this.code);
     if (system === "grpc") a["rpc.grpc.status_code"] = this.code;
     if (httpStatus !== undefined) a["http.response.status_code"] = httpStatus;
     if (jsonRpcCode !== undefined) a["rpc.jsonrpc.error_code"] = jsonRpcCode;
@@ -168,35 +182,72 @@ class OtelServerSpan implements ServerSpan {
     }
     this.span.setAttributes(a);
     this.span.end();
-    const ms = performance.now() - this.started;
-    const m = this.metricAttributes;
-    this.o.m.rpcServer.record(ms, { ...m, ...a });
-    if (system !== "grpc") {
-      const h: Attributes = { "http.request.method": this.start.httpMethod };
-      if (this.start.route !== undefined) h["http.route"] = this.start.route;
-      if (httpStatus !== undefined) h["http.response.status_code"] = httpStatus;
-      if (a["error.type"] !== undefined) h["error.type"] = a["error.type"];
-      this.o.m.httpServer.record(ms / 1000, h);
+    this.measure(performance.now() - this.started, a);
+  }
+
+  /**
+   * One duration per call, by the conventions of its binding: HTTP's for
+   * HTTP+JSON, RPC's for JSON-RPC and gRPC; with the few attributes a metric
+   * is split by (each record hashes its attributes).
+   */
+  private measure(ms: number, a: Attributes): void {
+    const m: Attributes = { "rpc.method": this.start.method, "rpc.response.status_code": a["rpc.response.status_code"] };
+    if (a["error.type"] !== undefined) m["error.type"] = a["error.type"];
+    if (this.start.system === "http") {
+      m["http.request.method"] = this.start.httpMethod;
+      m["http.route"] = this.start.route;
+      m["http.response.status_code"] = a["http.response.status_code"];
+      this.o.m.httpServer.record(ms / 1000, m);
+    } else {
+      m["rpc.system"] = this.start.system;
+      m["rpc.service"] = this.start.service;
+      this.o.m.rpcServer.record(ms, m);
     }
   }
 }
 
 /** The telemetry enableOpenTelemetry installs. */
 export class OtelTelemetry implements Telemetry {
-  /** Each traced handler context's call. */
-  private readonly spans = new WeakMap<object, ServerSpan>();
+  private readonly tracer: Tracer;
+  private readonly propagator: Pick<TextMapPropagator, "inject" | "extract">;
+  m: Instruments;
+  /** Set once something records: from then on, {@link recording} is this field. */
+  private live: boolean;
 
   constructor(
-    private readonly tracer: Tracer,
-    private readonly propagator: Pick<TextMapPropagator, "inject" | "extract">,
-    readonly m: Instruments,
-  ) {}
+    private readonly scope: string,
+    private readonly options: { tracerProvider?: TracerProvider; meterProvider?: MeterProvider; propagator?: TextMapPropagator },
+  ) {
+    this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(scope);
+    this.propagator = options.propagator ?? propagation;
+    this.m = instruments(this.meterProvider().getMeter(scope));
+    this.live = options.tracerProvider !== undefined || options.meterProvider !== undefined || !this.noopGlobals();
+  }
+
+  private meterProvider(): MeterProvider {
+    return this.options.meterProvider ?? metrics.getMeterProvider();
+  }
+
+  /** Whether the global providers are still the API's no-ops (no SDK registered). */
+  private noopGlobals(): boolean {
+    const tp = trace.getTracerProvider();
+    const noTraces = tp instanceof ProxyTracerProvider && tp.getDelegate() === NOOP_TRACER_PROVIDER;
+    return noTraces && metrics.getMeterProvider().getMeter(this.scope) instanceof NOOP_METER_CLASS;
+  }
+
+  recording(): boolean {
+    if (this.live) return true;
+    if (this.noopGlobals()) return false;
+    // An SDK was registered since: its meter (the global meter provider is not a proxy, as the tracer provider is).
+    this.m = instruments(this.meterProvider().getMeter(this.scope));
+    this.live = true;
+    return true;
+  }
 
   serverCall(start: ServerCallStart): ServerSpan {
-    const parent = this.propagator.extract(contexts.active(), start.headers, headersGetter);
+    const parent = this.propagator.extract(contexts.active(), start, headersGetter);
     const a: Attributes = { "rpc.service": start.service, "rpc.method": start.method };
     if (start.system !== "http") a["rpc.system"] = start.system;
-    const metric: Attributes = { ...a };
     if (start.system === "jsonrpc") a["rpc.jsonrpc.version"] = "2.0";
     if (start.httpMethod !== undefined) a["http.request.method"] = start.httpMethod;
     if (start.route !== undefined) a["http.route"] = start.route;
@@ -204,15 +255,7 @@ export class OtelTelemetry implements Telemetry {
     const name =
       start.system === "http" && start.route !== undefined ? `${start.httpMethod} ${start.route}` : `${start.service}/${start.method}`;
     const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
-    return new OtelServerSpan(this, span, parent, start, metric);
-  }
-
-  spanOf(ctx: object): ServerSpan | undefined {
-    return this.spans.get(ctx);
-  }
-
-  bind(ctx: object, span: ServerSpan): void {
-    this.spans.set(ctx, span);
+    return new OtelServerSpan(this, span, parent, start, a);
   }
 
   executorRun(parent: ServerSpan | undefined, ids: A2AIds, continued: boolean): RunSpan {
