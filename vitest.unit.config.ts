@@ -5,7 +5,8 @@ import base from "./vitest.config.js";
 // `npm run test:unit`: the fast tests, in this process and its workers. Left
 // out, for `npm test`: package builds (test/e2e/package), scaffolded projects
 // that npm and tsx run (test/plugin/scaffold/scaffold.test.ts), the example agent
-// killed and restarted on a store (test/runtime/agent/kill-restart.test.ts), two
+// killed and restarted on a store (test/runtime/agent/kill-restart.test.ts) and
+// exporting to an OTLP receiver (test/e2e/otel/example-otlp.test.ts), two
 // agents through a PostgreSQL restart in place (db-restart.test.ts) and under
 // a low max_connections (db-exhaustion.test.ts) and frozen (db-freeze.test.ts),
 // PGlite through a failed disk write (pglite-faults.test.ts), the
@@ -27,6 +28,7 @@ export default mergeConfig(
         "test/e2e/package/**",
         "test/plugin/scaffold/scaffold.test.ts",
         "test/runtime/agent/kill-restart.test.ts",
+        "test/e2e/otel/example-otlp.test.ts",
         "test/runtime/agent/db-restart.test.ts",
         "test/runtime/agent/db-exhaustion.test.ts",
         "test/runtime/agent/db-freeze.test.ts",
