@@ -153,10 +153,17 @@ export async function connectPostgres(url: string, options: PostgresClientOption
       let retry: ReturnType<typeof setTimeout> | undefined;
       /** Drops a listening connection that failed or fell silent (its late notifications too); another is made. */
       const dropped = new WeakSet<import("pg").Client>();
+      /** Said once per loss: the attempts that fail until the server answers again are not (one a second, each a stack). */
+      let reported = false;
+      const report = (e: unknown) => {
+        if (reported) return;
+        reported = true;
+        onError(e);
+      };
       const drop = (c: import("pg").Client, e: unknown) => {
         if (dropped.has(c)) return;
         dropped.add(c);
-        onError(e);
+        report(e);
         c.removeAllListeners("notification");
         void c.end().catch(() => {});
         if (client === c) client = undefined;
@@ -192,6 +199,7 @@ export async function connectPostgres(url: string, options: PostgresClientOption
           return;
         }
         client = c;
+        reported = false;
         if (again) onReconnect();
       };
       // A lost listener comes back once a second until the server answers again.
@@ -200,7 +208,7 @@ export async function connectPostgres(url: string, options: PostgresClientOption
         retry = setTimeout(() => {
           retry = undefined;
           connect(true).catch((e) => {
-            onError(e);
+            report(e);
             schedule();
           });
         }, 1_000);
