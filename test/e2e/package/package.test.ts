@@ -661,8 +661,9 @@ test("the Hono agent's production install with OpenTelemetry exports its spans o
     OTEL_BSP_SCHEDULE_DELAY: "100",
   });
   try {
-    expect(output()).toContain(`OpenTelemetry: traces to ${receiver.url} (http/protobuf)`);
     await expectAgent(url);
+    // Logged after "listening on", which start() waits for.
+    await receiver.until(() => output().includes(`OpenTelemetry: traces to ${receiver.url} (http/protobuf)`));
     // The service name defaults to the package's (the project folder's name).
     await receiver.until(() => receiver.spans.some((s) => s.service === "agent-hono" && s.kind === 2));
   } finally {
