@@ -183,6 +183,7 @@ describe("HTTP+JSON and JSON-RPC on every adapter", () => {
       const span = await spanNamed((s) => s.attributes["rpc.method"] === "GetTask", "GetTask");
       expect(span.name).toBe("GET /tasks/{id=*}");
       expect(span.attributes["rpc.response.status_code"]).toBe("NOT_FOUND");
+      expect(span.attributes["a2a.task.id"], "the task the rpc names").toBe("nope");
       expect(span.attributes["http.response.status_code"]).toBe(404);
       expect(span.status.code).toBe(2);
     } finally {

@@ -65,6 +65,53 @@ function idAttributes(ids: A2AIds, into: Attributes): void {
   if (ids.contextId) into["a2a.context.id"] = ids.contextId;
 }
 
+/**
+ * A stream's messages handed on, `closed` called once when it ends (done,
+ * failed, or returned early). One `then` per message: not an async
+ * function's promises, and not the call's context per message (what a
+ * handler does in one is its own).
+ */
+class ObservedStream implements AsyncIterable<unknown>, AsyncIterator<unknown> {
+  private it: AsyncIterator<unknown> | undefined;
+  private open = true;
+
+  constructor(
+    private readonly messages: AsyncIterable<unknown>,
+    private readonly closed: (error: unknown) => void,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    this.it = this.messages[Symbol.asyncIterator]();
+    return this;
+  }
+
+  next(): Promise<IteratorResult<unknown>> {
+    return this.it!.next().then(this.onResult, this.onError);
+  }
+
+  return(value?: unknown): Promise<IteratorResult<unknown>> {
+    this.close(undefined);
+    const it = this.it!;
+    return it.return ? it.return(value) : Promise.resolve({ done: true, value });
+  }
+
+  private readonly onResult = (r: IteratorResult<unknown>): IteratorResult<unknown> => {
+    if (r.done) this.close(undefined);
+    return r;
+  };
+
+  private readonly onError = (e: unknown): never => {
+    this.close(e);
+    throw e;
+  };
+
+  private close(error: unknown): void {
+    if (!this.open) return;
+    this.open = false;
+    this.closed(error);
+  }
+}
+
 class OtelServerSpan implements ServerSpan {
   readonly ctx: Context;
   private readonly started = performance.now();
@@ -131,38 +178,12 @@ class OtelServerSpan implements ServerSpan {
     this.streaming = true;
     const method = { "rpc.method": this.start.method };
     this.o.m.activeStreams.add(1, method);
-    let open = true;
-    const closed = () => {
-      if (!open) return;
-      open = false;
+    return new ObservedStream(messages, (error) => {
+      if (error !== undefined) this.fail(error);
       this.o.m.activeStreams.add(-1, method);
       this.streaming = false;
       if (this.answered !== undefined) this.finish();
-    };
-    const span = this;
-    return {
-      [Symbol.asyncIterator]() {
-        const it = messages[Symbol.asyncIterator]();
-        return {
-          async next() {
-            try {
-              // Not in the call's context (a context per event costs): what a handler does in one is its own.
-              const r = await it.next();
-              if (r.done) closed();
-              return r;
-            } catch (e) {
-              span.fail(e);
-              closed();
-              throw e;
-            }
-          },
-          async return(value?: unknown) {
-            closed();
-            return it.return ? span.run(() => it.return!(value)) : { done: true as const, value };
-          },
-        };
-      },
-    };
+    });
   }
 
   private finish(): void {
