@@ -50,7 +50,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { agents, CONTEXT_ID, EVENTS, TEXT, UPDATES } from "./agent-executors.mjs";
-import { forkServer } from "./fork-server.mjs";
+import { askChild, forkServer } from "./fork-server.mjs";
 import { pin } from "./pin.mjs";
 import { sdkCard } from "./sdk-card.mjs";
 
@@ -97,17 +97,7 @@ async function main() {
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
 
-  /** Sends `what` to a child (unless `send` is false) and waits for its answer, `{ [what]: value }`. */
-  const ask = (proc, what, send = true) =>
-    new Promise((resolve) => {
-      const on = (m) => {
-        if (m?.[what] === undefined) return;
-        proc.off("message", on);
-        resolve(m[what]);
-      };
-      proc.on("message", on);
-      if (send) proc.send(what);
-    });
+  const ask = askChild;
   /** One flat-out run of `duration` seconds, or of `amount` requests: requests/second and the server's CPU µs per request. */
   const run = async (server, c, duration, amount = undefined) => {
     const before = await ask(server.proc, "cpu");

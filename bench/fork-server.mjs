@@ -18,3 +18,16 @@ export async function forkServer(file, name, env, pinTo) {
   if (pinTo !== undefined && !pin(proc.pid, pinTo)) throw new Error(`${name}: taskset could not pin the server`);
   return { proc, port };
 }
+
+/** Sends `what` to a child (unless `send` is false) and waits for its answer, `{ [what]: value }`. */
+export function askChild(proc, what, send = true) {
+  return new Promise((resolve) => {
+    const on = (m) => {
+      if (m?.[what] === undefined) return;
+      proc.off("message", on);
+      resolve(m[what]);
+    };
+    proc.on("message", on);
+    if (send) proc.send(what);
+  });
+}

@@ -24,7 +24,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { agents, CONTEXT_ID, EVENTS, TEXT } from "./agent-executors.mjs";
-import { forkServer } from "./fork-server.mjs";
+import { askChild, forkServer } from "./fork-server.mjs";
 import { pin } from "./pin.mjs";
 
 const CONNECTIONS = 10;
@@ -51,20 +51,10 @@ async function main() {
   };
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
-  const ask = (proc, what) =>
-    new Promise((resolve) => {
-      const on = (m) => {
-        if (m?.[what] === undefined) return;
-        proc.off("message", on);
-        resolve(m[what]);
-      };
-      proc.on("message", on);
-      proc.send(what);
-    });
   const run = async (s, c, bound) => {
-    const before = await ask(s.proc, "cpu");
+    const before = await askChild(s.proc, "cpu");
     const r = await autocannon({ url: s.base + cases[c].path, method: "POST", body, headers, connections: CONNECTIONS, ...bound });
-    const after = await ask(s.proc, "cpu");
+    const after = await askChild(s.proc, "cpu");
     if (r.non2xx > 0 || r.errors > 0 || r.requests.total === 0) throw new Error(`${s.name} ${c}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     return (after - before) / r.requests.total;
   };
