@@ -362,6 +362,35 @@ test("enableOpenTelemetry's off switch: the hook is empty again, and nothing mor
   expect(propagation.fields()).toEqual([]);
 });
 
+test("a tracer or propagator that throws fails no request: the spans are then non-recording, the trace headers left out", async () => {
+  disable();
+  const fail = () => {
+    throw new Error("broken telemetry");
+  };
+  const off = enableOpenTelemetry({
+    tracerProvider: { getTracer: () => ({ startSpan: fail, startActiveSpan: fail }) } as never,
+    meterProvider,
+    propagator: { extract: fail, inject: fail, fields: () => [] },
+  });
+  const agent = createA2AServiceAgent(echo, { card });
+  const s = await startBoth("express", agent);
+  try {
+    const rest = await fetch(`${s.origin}/message:send`, { method: "POST", headers, body: JSON.stringify({ message }) });
+    expect(rest.status).toBe(200);
+    const rpc = await fetch(`${s.origin}/jsonrpc`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } }),
+    });
+    expect(((await rpc.json()) as { result?: unknown }).result).toBeDefined();
+  } finally {
+    await s.close();
+    await agent.close();
+    off();
+    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+  }
+});
+
 test("enabled on the global providers with no SDK registered: dormant (nothing done, as off) until an SDK registers", async () => {
   disable();
   const { telemetry } = await import("../../../packages/runtime/src/telemetry.js");

@@ -16,8 +16,10 @@ import {
   type TracerProvider,
   type Attributes,
   type Context,
+  INVALID_SPAN_CONTEXT,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type TextMapGetter,
   type TextMapPropagator,
@@ -256,6 +258,35 @@ export class OtelTelemetry implements Telemetry {
     return noTraces && metrics.getMeterProvider().getMeter(this.scope) instanceof NOOP_METER_CLASS;
   }
 
+  // A provider's or propagator's failure (a user's own, say) must not fail the
+  // request it would have traced: the span is then a non-recording one, and
+  // the trace headers are left out.
+
+  private startSpan(name: string, options: SpanOptions, parent?: Context): Span {
+    try {
+      return this.tracer.startSpan(name, options, parent);
+    } catch {
+      return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    }
+  }
+
+  private extract(start: ServerCallStart): Context {
+    const active = contexts.active();
+    try {
+      return this.propagator.extract(active, start, headersGetter);
+    } catch {
+      return active;
+    }
+  }
+
+  private inject(ctx: Context, headers: Record<string, string>): void {
+    try {
+      this.propagator.inject(ctx, headers, recordSetter);
+    } catch {
+      // No trace headers.
+    }
+  }
+
   recording(): boolean {
     if (this.live) return true;
     if (this.noopGlobals()) return false;
@@ -266,7 +297,7 @@ export class OtelTelemetry implements Telemetry {
   }
 
   serverCall(start: ServerCallStart): ServerSpan {
-    const parent = this.propagator.extract(contexts.active(), start, headersGetter);
+    const parent = this.extract(start);
     const a: Attributes = { "rpc.service": start.service, "rpc.method": start.method };
     if (start.system !== "http") a["rpc.system"] = start.system;
     if (start.system === "jsonrpc") a["rpc.jsonrpc.version"] = "2.0";
@@ -275,7 +306,7 @@ export class OtelTelemetry implements Telemetry {
     // HTTP's convention names a server span by method and route; RPC's by service and method.
     const name =
       start.system === "http" && start.route !== undefined ? `${start.httpMethod} ${start.route}` : `${start.service}/${start.method}`;
-    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
+    const span = this.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
     return new OtelServerSpan(this, span, parent, start, a);
   }
 
@@ -283,7 +314,7 @@ export class OtelTelemetry implements Telemetry {
     const base = parent instanceof OtelServerSpan ? parent.ctx : contexts.active();
     const a: Attributes = { "a2a.run.continued": continued };
     idAttributes(ids, a);
-    const span = this.tracer.startSpan("a2a.executor.run", { kind: SpanKind.INTERNAL, attributes: a }, base);
+    const span = this.startSpan("a2a.executor.run", { kind: SpanKind.INTERNAL, attributes: a }, base);
     const ctx = trace.setSpan(base, span);
     const started = performance.now();
     if (!continued) this.m.tasksStarted.add(1);
@@ -313,14 +344,14 @@ export class OtelTelemetry implements Telemetry {
     send: (headers: Record<string, string>) => Promise<T>,
   ): Promise<T> {
     const base = (parent as Context | undefined) ?? contexts.active();
-    const span = this.tracer.startSpan(
+    const span = this.startSpan(
       "a2a.push.deliver",
       { kind: SpanKind.CLIENT, attributes: { "http.request.method": "POST", "a2a.push.attempt": attempt } },
       base,
     );
     const headers: Record<string, string> = {};
     const ctx = trace.setSpan(base, span);
-    this.propagator.inject(ctx, headers, recordSetter);
+    this.inject(ctx, headers);
     const started = performance.now();
     let outcome: PushOutcome = "failed";
     try {
@@ -339,7 +370,7 @@ export class OtelTelemetry implements Telemetry {
 
   async storeOp<T>(op: string, call: () => Promise<T>): Promise<T> {
     const a: Attributes = { "db.system.name": "postgresql", "db.operation.name": op };
-    const span = this.tracer.startSpan(`store ${op}`, { kind: SpanKind.CLIENT, attributes: a });
+    const span = this.startSpan(`store ${op}`, { kind: SpanKind.CLIENT, attributes: a });
     const started = performance.now();
     try {
       return await contexts.with(trace.setSpan(contexts.active(), span), call);
@@ -363,10 +394,10 @@ export class OtelTelemetry implements Telemetry {
   ): Promise<Response> {
     const a: Attributes = { "rpc.service": service, "rpc.method": method };
     if (system !== "http") a["rpc.system"] = system;
-    const span = this.tracer.startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes: a });
+    const span = this.startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes: a });
     const ctx = trace.setSpan(contexts.active(), span);
     const headers: Record<string, string> = {};
-    this.propagator.inject(ctx, headers, recordSetter);
+    this.inject(ctx, headers);
     const started = performance.now();
     try {
       const res = await send(headers);
