@@ -38,6 +38,19 @@ export interface ServerCallStart {
   readonly streaming: boolean;
 }
 
+/**
+ * A Headers' names, for {@link ServerCallStart.headerNames}: by `forEach`,
+ * which every lib typing of Headers has (`keys()` needs DOM.Iterable, which
+ * the package's own and its users' strict tsconfigs need not hold).
+ */
+export function headerNamesOf(headers: Headers): string[] {
+  const names: string[] = [];
+  headers.forEach((_value, name) => {
+    names.push(name);
+  });
+  return names;
+}
+
 /** The ids of A2A a span is about (never content). */
 export interface A2AIds {
   readonly tenant?: string | undefined;

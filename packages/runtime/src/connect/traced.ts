@@ -3,7 +3,7 @@
 // its status (a stream's, when the stream ends).
 import type { HandlerContext as ConnectContext } from "@connectrpc/connect";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { bindSpan, spanOf, telemetry } from "../telemetry.js";
+import { bindSpan, headerNamesOf, spanOf, telemetry } from "../telemetry.js";
 
 type Impl = (request: never, cctx: ConnectContext) => unknown;
 
@@ -18,7 +18,7 @@ export function traced<F extends Impl>(route: RouteBinding, impl: F): F {
       service: route.descriptor.parent.typeName,
       method: route.descriptor.name,
       header: (name) => cctx.requestHeader.get(name) ?? undefined,
-      headerNames: () => cctx.requestHeader.keys(),
+      headerNames: () => headerNamesOf(cctx.requestHeader),
       streaming,
     });
     bindSpan(cctx, span);

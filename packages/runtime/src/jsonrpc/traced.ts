@@ -2,7 +2,7 @@
 // (telemetry.ts): one span per request object (a batch's each), named by the
 // method it names, ended with its outcome's JSON-RPC error code.
 import type { UniversalServerRequest } from "../server/request.js";
-import { bindSpan, type Telemetry } from "../telemetry.js";
+import { bindSpan, headerNamesOf, type Telemetry } from "../telemetry.js";
 import type { JsonRpcBinding } from "./binding.js";
 import type { Outcome } from "./call.js";
 
@@ -23,7 +23,7 @@ export function tracedOne(
     service: method.route.descriptor.parent.typeName,
     method: method.route.descriptor.name,
     header: (name) => req.header(name),
-    headerNames: () => req.headers.keys(),
+    headerNames: () => headerNamesOf(req.headers),
     httpMethod: req.method,
     streaming: method.streaming,
   });

@@ -4,7 +4,7 @@
 import type { AnyHandler } from "./call-setup.js";
 import type { Answer, UniversalServerRequest, UniversalServerResponse } from "./request.js";
 import type { RouteBinding } from "../route-binding.js";
-import { bindSpan, spanOf, type ServerSpan, type Telemetry } from "../telemetry.js";
+import { bindSpan, headerNamesOf, spanOf, type ServerSpan, type Telemetry } from "../telemetry.js";
 import { Code, codeFromHttpStatus } from "../errors.js";
 
 /**
@@ -18,7 +18,7 @@ export function tracedHttp(t: Telemetry, r: RouteBinding, req: UniversalServerRe
     service: r.descriptor.parent.typeName,
     method: r.descriptor.name,
     header: (name) => req.header(name),
-    headerNames: () => req.headers.keys(),
+    headerNames: () => headerNamesOf(req.headers),
     httpMethod: req.method,
     route: r.template,
     streaming: r.streaming === "server",
