@@ -53,6 +53,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { availableParallelism, cpus as cpuList, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { databaseUrl, startServer } from "./pg-server.mjs";
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..");
 const CONCURRENCY = 16;
@@ -100,11 +101,7 @@ async function main() {
       await admin.query(`DROP DATABASE IF EXISTS ${name}`);
       await admin.query(`CREATE DATABASE ${name}`);
     }
-    const urlOf = (db) => {
-      const u = new URL(server.url);
-      u.pathname = "/" + db;
-      return u.toString();
-    };
+    const urlOf = (db) => databaseUrl(server.url, db);
     // The SDK's table, made by the SDK's own migration tool.
     const mig = spawnSync(join(ROOT, "node_modules", ".bin", "a2a-db"), ["upgrade", "--url", urlOf(DATABASES.sdk), "--store", "tasks"], {
       encoding: "utf8",
@@ -163,32 +160,6 @@ async function tableStats(pg, urlOf) {
     for (const row of r.rows) process.stderr.write(`  ${name}.${Object.values(row).join(" ")}\n`);
     await c.end();
   }
-}
-
-/** $DATABASE_URL, else a throwaway cluster (scripts/pg-cluster.sh) that `stop()` removes. */
-async function startServer() {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, own: false, stop() {} };
-  const dir = mkdtempSync(join(tmpdir(), "store-bench-pg-"));
-  const script = join(ROOT, "scripts", "pg-cluster.sh");
-  const r = spawnSync("bash", [script, "start", dir], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`scripts/pg-cluster.sh start failed (set DATABASE_URL to use a server of your own): ${r.stderr}`);
-  const url = r.stdout.trim().split("\n").at(-1);
-  let stopped = false;
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    spawnSync("bash", [script, "stop", dir], { stdio: "inherit" });
-    rmSync(dir, { recursive: true, force: true });
-  };
-  // An interrupted or crashed run stops its cluster too (stop() is synchronous, so it can run on exit).
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    process.once(sig, () => {
-      stop();
-      process.exit(130);
-    });
-  }
-  process.once("exit", stop);
-  return { url, own: true, stop };
 }
 
 /**

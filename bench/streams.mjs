@@ -14,7 +14,18 @@
 //   each response in a loop; no A2A work at all.
 //
 //   npm run generate && node bench/streams.mjs [--quick] [--n=1000,5000,10000] [--shape=one|many]
-//     [--frameworks=express,hono] [--events=20] [--gap=50]
+//     [--frameworks=express,hono] [--events=20] [--gap=50] [--store=memory|sql]
+//
+// --store=sql (default N 1,000, shape one): ours on the SQL store, two
+// instances ("a" and "b", each a child process with its own pool) sharing
+// one PostgreSQL database ($DATABASE_URL, else a throwaway cluster of
+// scripts/pg-cluster.sh, bench/pg-server.mjs; a fresh database per
+// contender), beside ours on the memory store on one instance in the same
+// run. The task(s) are created on A, whose executor publishes; the streams
+// alternate between A and B, so that half of them get each event through
+// B's LISTEN connection (notifications, not polling). Memory per stream and
+// CPU per event are both instances' together; "written" is the later of
+// the two.
 //
 // Two shapes, for each N (default 1,000, 5,000 and 10,000; --quick: 1,000):
 // - one: one task, N subscribers;
@@ -67,6 +78,7 @@ import { fork, spawnSync } from "node:child_process";
 import http from "node:http";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { databaseUrl, startServer } from "./pg-server.mjs";
 import { pin } from "./pin.mjs";
 import { sdkCard } from "./sdk-card.mjs";
 
@@ -74,6 +86,8 @@ const WARM_STREAMS = 200;
 const OPENING = 256;
 const WAIT_MS = 30_000;
 const CONTEXT_ID = "ctx-1";
+const SQL_DATABASE = "a2a_bench_streams";
+const SQL_POOL = 10;
 
 if (process.env.BENCH_CHILD) {
   await child(process.env.BENCH_CHILD);
@@ -87,8 +101,11 @@ async function main() {
   const args = process.argv.slice(2);
   const flag = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const quick = args.includes("--quick");
-  const ns = (flag("n") ?? (quick ? "1000" : "1000,5000,10000")).split(",").map(Number);
-  const shapes = (flag("shape") ?? "one,many").split(",");
+  const store = flag("store") ?? "memory";
+  if (store !== "memory" && store !== "sql") throw new Error(`--store=${store}: memory or sql`);
+  const sql = store === "sql";
+  const ns = (flag("n") ?? (quick || sql ? "1000" : "1000,5000,10000")).split(",").map(Number);
+  const shapes = (flag("shape") ?? (sql ? "one" : "one,many")).split(",");
   const frameworks = (flag("frameworks") ?? "express,hono").split(",");
   const events = Number(flag("events") ?? 20);
   const gap = Number(flag("gap") ?? 50);
@@ -99,13 +116,19 @@ async function main() {
 
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
-  const contenders = [...frameworks.map((f) => `ours-${f}`), "sdk", "floor"];
+  const contenders = sql ? frameworks.flatMap((f) => [`ours-${f}`, `sql-${f}`]) : [...frameworks.map((f) => `ours-${f}`), "sdk", "floor"];
   const maxTasks = Math.max(...ns) + 2 * WARM_STREAMS + 1000;
+  const pg = sql ? await startServer() : undefined;
 
-  const spawn = async (name) => {
+  const spawnOne = async (name, extraEnv) => {
     const proc = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, BENCH_CHILD: name, BENCH_EVENTS: String(events), BENCH_MAX_TASKS: String(maxTasks) },
-      execArgv: ["--expose-gc", "--import", "tsx"],
+      env: { ...process.env, BENCH_CHILD: name, BENCH_EVENTS: String(events), BENCH_MAX_TASKS: String(maxTasks), ...extraEnv },
+      execArgv: [
+        "--expose-gc",
+        "--import",
+        "tsx",
+        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const port = await new Promise((resolve, reject) => {
@@ -113,14 +136,25 @@ async function main() {
       proc.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
     });
     if (pinned && !pin(proc.pid, cpus - 1)) throw new Error(`${name}: taskset could not pin the server`);
-    return { name, proc, port };
+    return { proc, port };
+  };
+  // A server is one or more instances (members); the first creates the tasks and runs their executors.
+  const spawn = async (name) => {
+    if (!name.startsWith("sql-")) return { name, members: [await spawnOne(name)] };
+    const url = databaseUrl(pg.url, SQL_DATABASE);
+    await freshDatabase(pg.url, SQL_DATABASE);
+    const members = [];
+    for (const instance of ["a", "b"]) members.push(await spawnOne(name, { BENCH_URL: url, BENCH_INSTANCE: instance }));
+    return { name, members };
   };
   const stop = async (server) => {
-    const exited = new Promise((r) => server.proc.once("exit", r));
-    server.proc.send("exit");
-    const t = setTimeout(() => server.proc.kill(), 10_000);
-    await exited;
-    clearTimeout(t);
+    for (const { proc } of server.members) {
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.send("exit");
+      const t = setTimeout(() => proc.kill(), 10_000);
+      await exited;
+      clearTimeout(t);
+    }
   };
 
   console.log(
@@ -128,8 +162,11 @@ async function main() {
       (pinned ? `servers on CPU ${cpus - 1}, the client on CPU 0` : "not pinned to CPUs"),
   );
   console.log(
-    "ours = createA2AServiceAgent (memory store) + the generated adapter; SDK = @a2a-js/sdk 1.3.0 DefaultRequestHandler + " +
-      "InMemoryTaskStore + restHandler (Express); floor = bare node:http holding the same SSE responses",
+    sql
+      ? `ours = createA2AServiceAgent (memory store, one instance) + the generated adapter; sql = the same on createSqlStore, two instances ` +
+          `sharing PostgreSQL (${pg.own ? "a throwaway cluster of scripts/pg-cluster.sh" : "$DATABASE_URL"}), streams alternating between them`
+      : "ours = createA2AServiceAgent (memory store) + the generated adapter; SDK = @a2a-js/sdk 1.3.0 DefaultRequestHandler + " +
+          "InMemoryTaskStore + restHandler (Express); floor = bare node:http holding the same SSE responses",
   );
   const results = [];
   for (const n of ns) {
@@ -156,6 +193,17 @@ async function main() {
       console.log(`(load average ${loadavg()[0].toFixed(1)})`);
     }
   }
+  pg?.stop();
+}
+
+/** Database `name` on the server at `url`, dropped if it was there and made again. */
+async function freshDatabase(url, name) {
+  const pgMod = await import("pg");
+  const admin = new (pgMod.default ?? pgMod).Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
 }
 
 /** Raises this process's open-file limit (the children inherit it) to `need`, or says why it cannot. */
@@ -223,9 +271,16 @@ function request(agent, port, method, path, body) {
 async function cycle(server, n, shape, events, gap) {
   const { createParser } = await import("eventsource-parser");
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
-  const { proc, port } = server;
-  await ask(proc, "reset");
-  const before = await ask(proc, "mem");
+  const { members } = server;
+  const { port } = members[0];
+  const all = (what) => Promise.all(members.map((m) => ask(m.proc, what)));
+  // Both instances' memory together.
+  const mem = async () => {
+    const ms = await all("mem");
+    return { heapUsed: ms.reduce((a, m) => a + m.heapUsed, 0), rss: ms.reduce((a, m) => a + m.rss, 0) };
+  };
+  await all("reset");
+  const before = await mem();
   const tasks = shape === "one" ? 1 : n;
   const body = (i) =>
     JSON.stringify({
@@ -238,7 +293,7 @@ async function cycle(server, n, shape, events, gap) {
     if (!id) throw new Error(`${server.name}: SendMessage answered ${JSON.stringify(answer)}`);
     return id;
   });
-  const withTasks = await ask(proc, "mem");
+  const withTasks = await mem();
 
   // arrivals[e][s]: when stream s got event e (1..K), ns since the cycle's start; 0 for never.
   const start = process.hrtime.bigint();
@@ -295,7 +350,14 @@ async function cycle(server, n, shape, events, gap) {
       });
       const path = `/tasks/${ids[shape === "one" ? 0 : s]}:subscribe`;
       const req = http.request(
-        { agent, host: "127.0.0.1", port, method: "GET", path, headers: { "a2a-version": "1.0", accept: "text/event-stream" } },
+        {
+          agent,
+          host: "127.0.0.1",
+          port: members[s % members.length].port,
+          method: "GET",
+          path,
+          headers: { "a2a-version": "1.0", accept: "text/event-stream" },
+        },
         (res) => {
           if (res.statusCode !== 200) {
             note(`HTTP ${res.statusCode}`);
@@ -321,19 +383,22 @@ async function cycle(server, n, shape, events, gap) {
       req.end();
     });
   await pool(n, OPENING, subscribe);
-  const open = await ask(proc, "mem");
+  const open = await mem();
 
   const complete = [];
   for (let e = 1; e <= events; e++) {
-    const all = allOf(e);
-    proc.send({ step: e });
-    complete.push(await all);
+    const got = allOf(e);
+    for (const m of members) m.proc.send({ step: e });
+    complete.push(await got);
     if (gap > 0 && e < events) await new Promise((r) => setTimeout(r, gap));
   }
   // The last event ends every stream: give the ends a moment to arrive.
   for (let i = 0; i < 100 && closed < n; i++) await new Promise((r) => setTimeout(r, 50));
   agent.destroy();
-  const { written, cpus } = await ask(proc, "writes");
+  // Per event: the later instance's last write, both instances' CPU time.
+  const writes = await all("writes");
+  const written = writes[0].written.map((_, e) => Math.max(...writes.map((w) => w.written[e] ?? 0)));
+  const cpus = writes[0].cpus.map((_, e) => writes.reduce((a, w) => a + (w.cpus[e] ?? 0), 0));
 
   const spreads = [];
   const lags = [];
@@ -420,6 +485,15 @@ function report(rows, n, shape, events, frameworks) {
     if (r.firstErrors.length > 0) console.log(`  ${r.name}: first errors: ${r.firstErrors.join("; ")}`);
   }
   const x = (a, b) => `${(a / b).toFixed(2)}x`;
+  for (const f of frameworks) {
+    const o = figs.get(`ours-${f}`);
+    const q = figs.get(`sql-${f}`);
+    if (!o || !q) continue;
+    console.log(
+      `sql-${f} (two instances) / ours-${f} (memory, one): heap per stream ${x(q.heap, o.heap)}, fan-out p99 ${x(q.p99, o.p99)} ` +
+        `(${q.p99.toFixed(1)} ms), written p99 ${x(q.w99, o.w99)}, CPU per event ${x(q.c50, o.c50)}`,
+    );
+  }
   const sdk = figs.get("sdk");
   const floor = figs.get("floor");
   for (const f of frameworks) {
@@ -512,15 +586,25 @@ async function child(which) {
     return;
   }
   if (which === "sdk") return sdkServer(events, wait, send);
-  return ourServer(which.slice("ours-".length), events, wait, send);
+  return ourServer(which.slice(which.indexOf("-") + 1), events, wait, send);
 }
 
-/** Ours: the generated agent on the memory store, behind the Express or the Hono adapter. */
+/** The memory store, or with BENCH_URL the SQL store over a pool of its own as instance BENCH_INSTANCE. */
+async function storeOf() {
+  if (!process.env.BENCH_URL) {
+    const { createMemoryStore } = await import("a2a-http/agent");
+    return createMemoryStore({ maxTasks: Number(process.env.BENCH_MAX_TASKS) });
+  }
+  const { connectPostgres, createSqlStore } = await import("a2a-http/stores");
+  const db = await connectPostgres(process.env.BENCH_URL, { max: SQL_POOL });
+  return createSqlStore(db, { migrate: true, instance: process.env.BENCH_INSTANCE });
+}
+
+/** Ours: the generated agent on the memory or the SQL store, behind the Express or the Hono adapter. */
 async function ourServer(framework, events, wait, send) {
   const { create } = await import("@bufbuild/protobuf");
   const pb = await import("../gen/a2a_pb.ts");
   const { createA2AServiceAgent } = await import("../gen/a2a_http_agent.ts");
-  const { createMemoryStore } = await import("a2a-http/agent");
   const card = create(pb.AgentCardSchema, {
     name: "bench",
     description: "bench",
@@ -539,7 +623,7 @@ async function ourServer(framework, events, wait, send) {
       await wait(events);
       await task.complete();
     },
-    { card, store: createMemoryStore({ maxTasks: Number(process.env.BENCH_MAX_TASKS) }) },
+    { card, store: await storeOf() },
   );
   if (framework === "express") {
     const { default: express } = await import("express");
