@@ -146,6 +146,45 @@ export function spanOf(target: object): ServerSpan | undefined {
   return (target as { [SPAN]?: ServerSpan })[SPAN];
 }
 
+/**
+ * What an engine tells the metrics when they are collected (an SDK's metric
+ * reader, at its interval), never on a hot path: its open subscribers and
+ * its store's outbox depth.
+ */
+export interface EngineGauges {
+  /** Subscriptions open in this process. */
+  subscribers(): number;
+  /** Push deliveries waiting in the shared store's outbox; undefined: no store query made now (or no outbox). */
+  outboxDepth(): Promise<number | undefined> | undefined;
+}
+
+/**
+ * The engines alive in this process, held weakly: an engine dropped without
+ * `close()` is not kept by its metrics. Filled whether telemetry is on or
+ * not (one entry per engine made); only a collection reads it.
+ */
+const gauges = new Set<WeakRef<EngineGauges>>();
+
+/** Adds an engine's gauges (the engine keeps `g` itself for as long as it lives); `forgetGauges` removes it. */
+export function observeGauges(g: EngineGauges): void {
+  gauges.add(new WeakRef(g));
+}
+
+export function forgetGauges(g: EngineGauges): void {
+  for (const ref of gauges) if (ref.deref() === g) gauges.delete(ref);
+}
+
+/** The engines' gauges now, for a metric collection. */
+export function liveGauges(): EngineGauges[] {
+  const live: EngineGauges[] = [];
+  for (const ref of gauges) {
+    const g = ref.deref();
+    if (g === undefined) gauges.delete(ref);
+    else live.push(g);
+  }
+  return live;
+}
+
 let installed: Telemetry | undefined;
 
 /** Installs `t` (undefined: none, the default); `enableOpenTelemetry` calls it. */

@@ -32,12 +32,13 @@ import { equals, type DescService } from "@bufbuild/protobuf";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
 import { consoleLogger } from "../logger.js";
 import type { HandlerContext } from "../route-binding.js";
-import { spanOf, telemetry } from "../telemetry.js";
+import { forgetGauges, observeGauges, spanOf, telemetry } from "../telemetry.js";
 import { DistributedExecution } from "./execution-distributed.js";
 import { LocalExecution, type Execution } from "./execution.js";
 import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
 import { defaultOwner, pushSenderOf, type AgentCardLike, type AgentControl, type AgentOptions } from "./options.js";
 import { defaultReport, throttleStoreFaults } from "./fault-reports.js";
+import { engineGauges } from "./gauges.js";
 import { PushDispatch } from "./push-dispatch.js";
 import { storeReadiness } from "./readiness.js";
 import { agentCardRpcs } from "./rpc-agent-card.js";
@@ -137,6 +138,10 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     ...agentCardRpcs({ options, card, ownerOf }),
   };
 
+  // Read only when an SDK's metric reader collects; `close()` below keeps it alive as long as the handlers are.
+  const gauges = engineGauges(subscribers, shared?.outbox);
+  observeGauges(gauges);
+
   // Only the rpcs the user's service has: an older a2a.proto without some rpc still binds.
   const bound: Record<string, Handler> = {};
   for (const m of service.methods) {
@@ -149,6 +154,7 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
     ready: storeReadiness(store, () => runs.closed),
     async close() {
       if (runs.closed) return;
+      forgetGauges(gauges);
       await runs.close(SHUTDOWN_WAIT_MS);
       subscribers.closeAll();
       await execution.close();

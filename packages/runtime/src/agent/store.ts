@@ -249,4 +249,6 @@ export interface PushOutbox {
   done(id: string): Promise<void>;
   /** Failed for now: tries again at `nextAt` (ms since the epoch). */
   retry(id: string, attempts: number, nextAt: number): Promise<void>;
+  /** Deliveries waiting, claimed or not (the outbox depth metric; optional for a store of one's own). */
+  depth?(): Promise<number>;
 }

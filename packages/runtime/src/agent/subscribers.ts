@@ -38,6 +38,13 @@ export class Subscribers {
     return this.hub.has(topic);
   }
 
+  /** How many subscriptions are open here (read when metrics are collected, not on a hot path). */
+  count(): number {
+    let n = 0;
+    for (const topic of this.hub.topicsWithSubscribers()) n += this.hub.count(topic);
+    return n;
+  }
+
   /** The topics that have subscribers. */
   topics(): IterableIterator<string> {
     return this.hub.topicsWithSubscribers();

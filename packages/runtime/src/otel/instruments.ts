@@ -3,7 +3,8 @@
  * semantic conventions where one exists, `a2a.*` otherwise), units and
  * descriptions. docs/observability-signals.md lists them.
  */
-import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
+import type { Counter, Histogram, Meter, ObservableResult, UpDownCounter } from "@opentelemetry/api";
+import { liveGauges } from "../telemetry.js";
 
 export interface Instruments {
   /** rpc.server.duration (ms): JSON-RPC and gRPC, by rpc.system, rpc.service, rpc.method, status. */
@@ -27,7 +28,39 @@ export interface Instruments {
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 const MILLIS = SECONDS.map((s) => s * 1000);
 
-export function instruments(meter: Meter): Instruments {
+/**
+ * The gauges read at each collection from the engines of this process
+ * (telemetry.ts's liveGauges), while `active()` (this installation is the
+ * one installed: after its off switch, nothing, and no store query).
+ */
+function observeEngines(meter: Meter, active: () => boolean): void {
+  meter
+    .createObservableUpDownCounter("a2a.server.subscribers", {
+      unit: "{subscriber}",
+      description: "Streams following a task (SendStreamingMessage, SubscribeToTask) open in this process",
+    })
+    .addCallback((result: ObservableResult) => {
+      if (!active()) return;
+      let n = 0;
+      for (const g of liveGauges()) n += g.subscribers();
+      result.observe(n);
+    });
+  meter
+    .createObservableGauge("a2a.push.outbox.depth", {
+      unit: "{delivery}",
+      description: "Push deliveries waiting in the SQL store's outbox (every instance's: one count per collection)",
+    })
+    .addCallback(async (result: ObservableResult) => {
+      if (!active()) return;
+      // Engines of one process on one database count the same table: the largest count is its depth.
+      const counts = await Promise.all(liveGauges().map((g) => g.outboxDepth()));
+      const known = counts.filter((n): n is number => n !== undefined);
+      if (known.length > 0) result.observe(Math.max(...known));
+    });
+}
+
+export function instruments(meter: Meter, active: () => boolean): Instruments {
+  observeEngines(meter, active);
   const seconds = (name: string, description: string) =>
     meter.createHistogram(name, { unit: "s", description, advice: { explicitBucketBoundaries: SECONDS } });
   const millis = (name: string, description: string) =>

@@ -29,7 +29,17 @@ import {
 } from "@opentelemetry/api";
 import { TaskState } from "../a2a.js";
 import { Code, codeName, isRpcError } from "../errors.js";
-import type { A2AIds, PushOutcome, RpcSystem, RunSpan, ServerCallStart, ServerSpan, Telemetry, TraceContext } from "../telemetry.js";
+import {
+  installedTelemetry,
+  type A2AIds,
+  type PushOutcome,
+  type RpcSystem,
+  type RunSpan,
+  type ServerCallStart,
+  type ServerSpan,
+  type Telemetry,
+  type TraceContext,
+} from "../telemetry.js";
 import { type Instruments, instruments } from "./instruments.js";
 
 /** The API's own no-ops: what the globals are until an SDK registers. */
@@ -243,7 +253,7 @@ export class OtelTelemetry implements Telemetry {
   ) {
     this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(scope);
     this.propagator = options.propagator ?? propagation;
-    this.m = instruments(this.meterProvider().getMeter(scope));
+    this.m = instruments(this.meterProvider().getMeter(scope), () => installedTelemetry() === this);
     this.live = options.tracerProvider !== undefined || options.meterProvider !== undefined || !this.noopGlobals();
   }
 
@@ -291,7 +301,7 @@ export class OtelTelemetry implements Telemetry {
     if (this.live) return true;
     if (this.noopGlobals()) return false;
     // An SDK was registered since: its meter (the global meter provider is not a proxy, as the tracer provider is).
-    this.m = instruments(this.meterProvider().getMeter(this.scope));
+    this.m = instruments(this.meterProvider().getMeter(this.scope), () => installedTelemetry() === this);
     this.live = true;
     return true;
   }

@@ -11,7 +11,7 @@ import { keyOfRow } from "./keys.js";
 import { decodeStored } from "./message-format.js";
 import { EVENTS_CHANNEL, notifyPayload } from "./notifications.js";
 import { storeFault } from "./unavailable.js";
-import { CLAIM_DELIVERIES, DELETE_DELIVERY, ENQUEUE_DELIVERY, NOTIFY, RETRY_DELIVERY, TASK_EVENT } from "./statements.js";
+import { CLAIM_DELIVERIES, DELETE_DELIVERY, ENQUEUE_DELIVERY, NOTIFY, OUTBOX_DEPTH, RETRY_DELIVERY, TASK_EVENT } from "./statements.js";
 
 /** How soon a delivery the database could not read for a moment is due again. */
 const RELEASE_MS = 1_000;
@@ -63,6 +63,11 @@ export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigSt
 
     async retry(id, attempts, nextAt) {
       await db.query(RETRY_DELIVERY, [id, attempts, Math.floor(nextAt)]);
+    },
+
+    async depth() {
+      const r = await db.query(OUTBOX_DEPTH, []);
+      return Number(r.rows[0]?.["n"] ?? 0);
     },
   };
   /**

@@ -190,6 +190,8 @@ export const CLAIM_DELIVERIES = `UPDATE a2a_push_outbox o SET claimed_by = $1, c
                    AND e.config_id = h.config_id AND (e.seq < h.seq OR (e.seq = h.seq AND e.id < h.id)))
              ORDER BY h.id LIMIT $4 FOR UPDATE SKIP LOCKED)
            RETURNING o.id::text AS id, o.tenant, o.owner, o.task_id, o.config_id, o.seq, o.attempts`;
+export const OUTBOX_DEPTH = `SELECT count(*)::int AS n FROM a2a_push_outbox`;
+
 export const DELETE_DELIVERY = `DELETE FROM a2a_push_outbox WHERE id = $1`;
 /** $2 attempts, $3 when due again. */
 export const RETRY_DELIVERY = `UPDATE a2a_push_outbox SET attempts = $2, next_at = $3, claimed_by = NULL, claimed_until = NULL WHERE id = $1`;
