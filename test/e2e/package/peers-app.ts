@@ -5,7 +5,9 @@
  * are the project's own): the generated adapters on Express, Fastify and Hono
  * (through @hono/node-server), the gRPC binding through @connectrpc/connect's
  * router transport, and the SQL store on PGlite (argv[2], a directory) and,
- * when argv[3] names one, on PostgreSQL through pg. Every binding answers one
+ * when argv[3] names one, on PostgreSQL through pg; and a2a-http/otel enabled
+ * on the installed @opentelemetry/api (no SDK: it loads, and a call served
+ * while it is on answers as without it). Every binding answers one
  * SendMessage from the echo executor; it prints what each answered, as JSON.
  */
 import type { AddressInfo } from "node:net";
@@ -18,6 +20,7 @@ import Fastify from "fastify";
 import { Hono } from "hono";
 import type { AgentStore } from "a2a-http/agent";
 import { fastifyOptions } from "a2a-http/fastify";
+import { enableOpenTelemetry } from "a2a-http/otel";
 import { openStore } from "a2a-http/stores";
 import { A2AService, AgentCardSchema, SendMessageRequestSchema, TaskState, type Task } from "../../../gen/a2a_pb.js";
 import { createA2AServiceAgent } from "../../../gen/a2a_http_agent.js";
@@ -97,7 +100,11 @@ const out: Record<string, string> = {};
   const app = express();
   app.use("/", a2aServiceExpress(handlers));
   const server = app.listen(0, "127.0.0.1");
-  out["express"] = await post(await listen(server));
+  const url = await listen(server);
+  out["express"] = await post(url);
+  const off = enableOpenTelemetry();
+  out["otel"] = await post(url);
+  off();
   await close(server);
 }
 {

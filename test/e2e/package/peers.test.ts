@@ -82,7 +82,16 @@ afterAll(async () => {
 });
 
 test("every peer is optional, and each range names its release line", () => {
-  expect(peers).toEqual(["@connectrpc/connect", "@electric-sql/pglite", "@hono/node-server", "express", "fastify", "hono", "pg"]);
+  expect(peers).toEqual([
+    "@connectrpc/connect",
+    "@electric-sql/pglite",
+    "@hono/node-server",
+    "@opentelemetry/api",
+    "express",
+    "fastify",
+    "hono",
+    "pg",
+  ]);
   for (const name of peers) expect(runtime.peerDependenciesMeta[name]?.optional, name).toBe(true);
 });
 
@@ -113,7 +122,7 @@ describe.each(["oldest", "latest"] as const)("the packed runtime with every opti
     test("PostgreSQL: DATABASE_URL must be set under CI=true", () => expect.fail("DATABASE_URL is not set: CI runs the PostgreSQL tests"));
   }
 
-  test(`serves SendMessage on Express, Fastify, Hono and connect-es, and keeps tasks on PGlite${url ? " and PostgreSQL" : " (PostgreSQL: skipped, DATABASE_URL is not set)"}`, async () => {
+  test(`serves SendMessage on Express (also with a2a-http/otel enabled), Fastify, Hono and connect-es, and keeps tasks on PGlite${url ? " and PostgreSQL" : " (PostgreSQL: skipped, DATABASE_URL is not set)"}`, async () => {
     const db = url ? await createScratchDatabase(url, "a2a_peers") : undefined;
     if (db) postgres.push(db);
     // In the project, so that its imports resolve to what the project installed.
@@ -124,6 +133,7 @@ describe.each(["oldest", "latest"] as const)("the packed runtime with every opti
     const echo = "TASK_STATE_COMPLETED echo: hello";
     expect(answered).toEqual({
       express: echo,
+      otel: echo,
       fastify: echo,
       hono: echo,
       connect: echo,
