@@ -13,6 +13,7 @@ import { describeConflict, readServiceRoutes, type ServiceRoutes } from "./httpr
 import { HttpRuleError } from "./httprule/bindings.js";
 import { parseOptions, type PluginOptions } from "./options.js";
 import { protoplugin } from "./protoplugin.js";
+import { speedUp } from "./schema-speedups.js";
 import { withStandardDefaults } from "./standard-options.js";
 import { transpile } from "./transpile.js";
 import { version } from "./version.js";
@@ -31,6 +32,7 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
   parseOptions,
   transpile,
   generateTs(schema) {
+    speedUp(schema);
     for (const file of schema.files) {
       const services = readServices(file, schema.options);
       if (services.length === 0) continue;

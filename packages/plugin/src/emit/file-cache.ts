@@ -10,6 +10,7 @@ import {
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { SourceCodeInfo_LocationSchema, type SourceCodeInfo_Location } from "@bufbuild/protobuf/wkt";
 import { protoplugin } from "../protoplugin.js";
+import { sourceInfoEncoded, sourceInfoOf, sourceLocations } from "../source-info.js";
 
 /**
  * What protoplugin recomputes on every call, computed once per proto file.
@@ -78,10 +79,9 @@ function docLocations(file: DescFile): Map<DescService | DescMethod, SourceCodeI
   let byDesc = docsByFile.get(file);
   if (byDesc) return byDesc;
   const byPath = new Map<string, SourceCodeInfo_Location>();
-  for (const loc of file.proto.sourceCodeInfo?.location ?? []) {
-    const p = loc.path;
-    if (p[0] !== serviceField || !(p.length === 2 || (p.length === 4 && p[2] === methodField))) continue;
-    const key = p.join(".");
+  const ofServiceOrRpc = (p: readonly number[]) => p.length === 2 || (p.length === 4 && p[2] === methodField);
+  for (const loc of sourceLocations(file.proto, [serviceField], ofServiceOrRpc)) {
+    const key = loc.path.join(".");
     if (!byPath.has(key)) byPath.set(key, loc);
   }
   byDesc = new Map();
@@ -95,6 +95,33 @@ function docLocations(file: DescFile): Map<DescService | DescMethod, SourceCodeI
   });
   docsByFile.set(file, byDesc);
   return byDesc;
+}
+
+// FileDescriptorProto.package and .syntax: the comments of these two a file's preamble prints.
+const packageField = 2;
+const syntaxField = 12;
+const preambleFiles = new WeakMap<DescFile, DescFile>();
+
+/**
+ * The file to hand protoplugin's `f.preamble()`: the file itself, or, while
+ * its source locations are still encoded (source-info.ts), a view of it whose
+ * source locations are only those of `syntax` and `package`, the comments the
+ * preamble prints (it reads the first location of each path), so that
+ * printing a preamble does not decode the file's every location.
+ */
+export function preambleFile(file: DescFile): DescFile {
+  let view = preambleFiles.get(file);
+  if (view) return view;
+  view = file;
+  if (sourceInfoEncoded(file.proto)) {
+    const locations = sourceLocations(file.proto, [packageField, syntaxField], (p) => p.length === 1);
+    const proto = Object.create(file.proto, {
+      sourceCodeInfo: { value: sourceInfoOf(locations), enumerable: true },
+    }) as DescFile["proto"];
+    view = Object.create(file, { proto: { value: proto, enumerable: true } }) as DescFile;
+  }
+  preambleFiles.set(file, view);
+  return view;
 }
 
 /**
