@@ -66,6 +66,8 @@ export interface ServerSpan {
   annotate(ids: A2AIds): void;
   /** A failure of the call: its google.rpc code is recorded (never its message). */
   fail(error: unknown): void;
+  /** Links the span to a task's trace, kept with the task ({@link Telemetry.taskTrace}): the call acts on that task. */
+  link(taskTrace: string): void;
   /**
    * Ends the call: `httpStatus` of the answer (HTTP bindings), `jsonRpcCode`
    * of a JSON-RPC error. Ending twice is a no-op.
@@ -106,6 +108,14 @@ export interface Telemetry {
   executorRun(parent: ServerSpan | undefined, ids: A2AIds, continued: boolean): RunSpan;
   /** The active trace context, to continue later (a push delivery queued now). */
   capture(): TraceContext;
+  /**
+   * The active trace context as text that a shared store keeps with the task
+   * a call creates (W3C traceparent and tracestate; never baggage), so that
+   * other instances link to it or continue it; undefined outside a trace.
+   */
+  taskTrace(): string | undefined;
+  /** A task's kept trace context ({@link taskTrace}) as one to continue (an outbox delivery's attempt). */
+  restore(taskTrace: string): TraceContext;
   /**
    * One push delivery attempt, under `parent` (else the active context):
    * `send` gets the headers to add (`traceparent`...) and resolves with the
@@ -183,6 +193,16 @@ export function liveGauges(): EngineGauges[] {
     else live.push(g);
   }
   return live;
+}
+
+/**
+ * Links the call of `ctx` (a handler context) to the trace of the task it
+ * acts on, when the store kept one (a shared store, with telemetry on when
+ * the task was created): how another instance's subscriber or cancel is
+ * found from the task's trace.
+ */
+export function linkToTask(ctx: object, taskTrace: string | undefined): void {
+  if (taskTrace !== undefined && telemetry.on !== undefined) spanOf(ctx)?.link(taskTrace);
 }
 
 let installed: Telemetry | undefined;

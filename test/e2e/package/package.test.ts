@@ -706,11 +706,11 @@ describe("a2a-http migrate, the runtime's bin, from the installed tarball", () =
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version 1 \\(\\d+ ms\\)\\n$`),
+      new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1, 2; schema at version 2 \\(\\d+ ms\\)\\n$`),
     );
     const again = await migrate("migrate", "--url", dir);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/: schema at version 1, nothing to apply \(\d+ ms\)\n$/);
+    expect(again.stdout).toMatch(/: schema at version 2, nothing to apply \(\d+ ms\)\n$/);
   }, 120_000);
 
   const url = process.env["DATABASE_URL"];
@@ -724,7 +724,7 @@ describe("a2a-http migrate, the runtime's bin, from the installed tarball", () =
       try {
         const r = await migrate("migrate", "--url", db.url);
         expect(r.stderr).toBe("");
-        expect(r.stdout).toMatch(/^PostgreSQL at postgres:\/\/.*: applied 1; schema at version 1 \(\d+ ms\)\n$/);
+        expect(r.stdout).toMatch(/^PostgreSQL at postgres:\/\/.*: applied 1, 2; schema at version 2 \(\d+ ms\)\n$/);
         console.log(`a2a-http migrate on a new PostgreSQL database: ${r.stdout.trim()}`);
       } finally {
         await db.drop();

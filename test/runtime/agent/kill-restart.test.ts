@@ -194,7 +194,7 @@ describe("an agent killed with SIGKILL mid-stream and restarted on the same stor
         const store = db.url;
         // A new database: the bin applies the schema, as a deployment would before starting agents.
         const migrated = await migrateCli(store);
-        expect(migrated.out).toMatch(/applied 1; schema at version 1/);
+        expect(migrated.out).toMatch(/applied 1, 2; schema at version 2/);
         expect(migrated.code).toBe(0);
         const { first } = await killAndRestart(store);
         expect(first.storeLine).toMatch(/^PostgreSQL at postgres:\/\//);

@@ -272,7 +272,10 @@ describe("a2a-http migrate", () => {
     expect(first.err).toBe("");
     expect(first.code).toBe(0);
     expect(first.out).toMatch(
-      new RegExp(`^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied 1; schema at version ${SCHEMA_VERSION} \\(\\d+ ms\\)\\n$`),
+      new RegExp(
+        `^PGlite \\(embedded PostgreSQL\\) in ${dir}: applied ${Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1).join(", ")}; ` +
+          `schema at version ${SCHEMA_VERSION} \\(\\d+ ms\\)\\n$`,
+      ),
     );
     const again = await runCli(["migrate", "--url", dir]);
     expect(again.out).toMatch(new RegExp(`: schema at version ${SCHEMA_VERSION}, nothing to apply \\(\\d+ ms\\)\\n$`));

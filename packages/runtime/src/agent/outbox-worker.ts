@@ -49,7 +49,7 @@ export function startOutboxWorker(outbox: PushOutbox, sender: PushSender, option
     const target = pushTargetOf(item.config);
     const body = await options.body(item);
     if (body === undefined) return outbox.done(item.id);
-    const outcome = await sender.attempt(target, body);
+    const outcome = await sender.attempt(target, body, item.trace);
     if (closed && !outcome.ok) return; // the claim lapses; another instance (or the next start) sends it
     const attempts = item.attempts + 1;
     if (outcome.ok) return marked(() => outbox.done(item.id));

@@ -47,9 +47,10 @@ export interface PushSender {
   /**
    * One attempt, no retry (the outbox of a shared store retries itself, from
    * any instance): how it went and, when it failed, whether to try again and
-   * after how long at the soonest. Never rejects.
+   * after how long at the soonest. Never rejects. `trace`: the task's kept
+   * trace context (OutboxItem.trace), which the attempt continues.
    */
-  attempt(target: PushTarget, body: string): Promise<PushAttempt>;
+  attempt(target: PushTarget, body: string, trace?: string): Promise<PushAttempt>;
   /** How long to wait before attempt `attempt + 1` after `attempt` failed with `outcome`. */
   retryDelayMs(attempt: number, outcome: PushAttempt): number;
   /** Attempts per notification, the first included. */

@@ -162,11 +162,11 @@ export function createPushSender(options: PushOptions = {}): PushSender {
   }
 
   /** One attempt, in its span when telemetry is on (carrying `traceparent` to the webhook). Never rejects. */
-  function traced(target: PushTarget, body: string, attempt: number, trace: TraceContext | undefined): Promise<Outcome> {
+  function traced(target: PushTarget, body: string, attempt: number, trace: TraceContext | string | undefined): Promise<Outcome> {
     const t = telemetry.on;
     if (t === undefined) return post(target, body, undefined);
     return t
-      .pushAttempt(trace, attempt, async (headers) => {
+      .pushAttempt(typeof trace === "string" ? t.restore(trace) : trace, attempt, async (headers) => {
         const o = await post(target, body, headers);
         return { o, outcome: o.ok ? "ok" : o.retry ? "retry" : ("failed" as PushOutcome) };
       })
@@ -271,7 +271,8 @@ export function createPushSender(options: PushOptions = {}): PushSender {
   }
 
   const check = (url: string) => checkWith(guard, url);
-  const attempt = (target: PushTarget, body: string) => traced(target, body, 1, undefined);
+  // The outbox's attempt continues the task's kept trace, whichever instance sends it.
+  const attempt = (target: PushTarget, body: string, trace?: string) => traced(target, body, 1, trace);
   return { check, send, attempt, retryDelayMs, maxAttempts, timeoutMs, report, idle, close };
 }
 

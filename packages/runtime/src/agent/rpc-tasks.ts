@@ -10,6 +10,7 @@
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { A2AErrors, isTerminal, TaskState } from "../a2a.js";
 import type { HandlerContext } from "../route-binding.js";
+import { linkToTask } from "../telemetry.js";
 import { requireStreaming } from "./capabilities.js";
 import type { Execution } from "./execution.js";
 import type { AgentCardLike } from "./options.js";
@@ -84,6 +85,7 @@ export function taskRpcs({ store, keyOf, card, locks, writer, runs, subscribers,
         for (let tries = 0; ; tries++) {
           const stored = await store.tasks.get(key);
           if (!stored) throw A2AErrors.taskNotFound(req.id);
+          if (tries === 0) linkToTask(ctx, stored.trace);
           const state = stored.task.status?.state ?? 0;
           if (isTerminal(state)) throw A2AErrors.taskNotCancelable(req.id, `task ${req.id} is already ${stateName(state)}`);
           const next = changes.statusChange(stored.task, TaskState.CANCELED, undefined, Date.now());
@@ -112,6 +114,7 @@ export function taskRpcs({ store, keyOf, card, locks, writer, runs, subscribers,
           try {
             const stored = await store.tasks.get(key);
             if (!stored) throw A2AErrors.taskNotFound(req.id);
+            linkToTask(ctx, stored.trace);
             const state = stored.task.status?.state ?? 0;
             if (isTerminal(state)) {
               throw A2AErrors.unsupportedOperation(`task ${req.id} is ${stateName(state)}: there is nothing to subscribe to`, {

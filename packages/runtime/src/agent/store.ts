@@ -31,6 +31,12 @@ export interface StoredTask<Task extends TaskLike = TaskLike> {
   readonly task: Task;
   /** The sequence number of the task's last event. */
   readonly version: number;
+  /**
+   * The trace context of the request that created the task, as `create` was
+   * given it (telemetry on; a store that keeps it, the SQL store): what
+   * another instance's spans of the task link to. Never part of an answer.
+   */
+  readonly trace?: string | undefined;
 }
 
 export interface StoredEvent<Event extends ProtoMessage = ProtoMessage> {
@@ -115,8 +121,12 @@ export class StoreFullError extends Error {
 export interface TaskStore<Task extends TaskLike = TaskLike, Event extends ProtoMessage = ProtoMessage> {
   /** The task, or undefined when there is none under this key. */
   get(key: TaskKey): Promise<StoredTask<Task> | undefined>;
-  /** Stores a new task at version 1 with its first event. */
-  create(key: TaskKey, task: Task, updatedAt: number, event: Event): Promise<void>;
+  /**
+   * Stores a new task at version 1 with its first event; `trace` (telemetry
+   * on) is the creating request's trace context, which a shared store keeps
+   * for {@link StoredTask.trace} and {@link OutboxItem.trace} and never answers.
+   */
+  create(key: TaskKey, task: Task, updatedAt: number, event: Event, trace?: string): Promise<void>;
   /**
    * Replaces the task, at version `expected + 1`, and appends its event with
    * that sequence number, in one step. Throws {@link StaleVersionError} when
@@ -233,6 +243,8 @@ export interface OutboxItem {
   readonly event: ProtoMessage;
   /** Attempts made so far. */
   readonly attempts: number;
+  /** The task's trace context ({@link StoredTask.trace}): the attempt continues that trace. */
+  readonly trace?: string | undefined;
 }
 
 /**

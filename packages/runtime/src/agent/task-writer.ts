@@ -13,6 +13,7 @@
 import type { Message as ProtoMessage } from "@bufbuild/protobuf";
 import { A2AErrors, isTerminal, TaskState } from "../a2a.js";
 import { Code, resourceInfo, RpcError } from "../errors.js";
+import { telemetry } from "../telemetry.js";
 import type { Execution } from "./execution.js";
 import type { MemoryStoreSync, MemoryTaskHandle } from "./memory-store.js";
 import type { PushDispatch } from "./push-dispatch.js";
@@ -155,9 +156,13 @@ export class TaskWriter {
    */
   private async create(run: Run, task: TaskLike, event: ProtoMessage, retry: boolean): Promise<void> {
     const { store, sameTask } = this.deps;
+    // With telemetry on, the creating request's trace (or its run's), which a shared store keeps for other instances.
+    const trace = telemetry.on?.taskTrace();
     for (let attempt = 0; ; attempt++) {
       try {
-        await store.tasks.create(run.key, task, statusTime(task), event);
+        await (trace === undefined
+          ? store.tasks.create(run.key, task, statusTime(task), event)
+          : store.tasks.create(run.key, task, statusTime(task), event, trace));
         return;
       } catch (e) {
         if (!retry || !(e instanceof StoreUnavailableError) || this.deps.runs.closed) throw storeFull(e);

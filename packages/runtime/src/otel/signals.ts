@@ -17,6 +17,8 @@ import {
   type Attributes,
   type Context,
   INVALID_SPAN_CONTEXT,
+  ROOT_CONTEXT,
+  type SpanContext,
   type Span,
   SpanKind,
   type SpanOptions,
@@ -57,6 +59,32 @@ const recordSetter: TextMapSetter<Record<string, string>> = {
   set: (carrier, key, value) => {
     carrier[key] = value;
   },
+};
+
+/** A task's kept trace context ({@link OtelTelemetry.taskTrace}): W3C's traceparent, and tracestate if any. */
+interface KeptTrace {
+  traceparent: string;
+  tracestate?: string;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The kept trace's fields, or undefined for text that is not one (a row written by hand, say). */
+function parseKept(taskTrace: string): KeptTrace | undefined {
+  try {
+    const kept = JSON.parse(taskTrace) as Partial<KeptTrace> | null;
+    if (typeof kept?.traceparent !== "string" || !TRACEPARENT.test(kept.traceparent)) return undefined;
+    return typeof kept.tracestate === "string"
+      ? { traceparent: kept.traceparent, tracestate: kept.tracestate }
+      : { traceparent: kept.traceparent };
+  } catch {
+    return undefined;
+  }
+}
+
+const keptGetter: TextMapGetter<KeptTrace> = {
+  get: (carrier, key) => (key === "traceparent" ? carrier.traceparent : key === "tracestate" ? carrier.tracestate : undefined),
+  keys: (carrier) => Object.keys(carrier),
 };
 
 const STATE_NAMES = new Map<number, string>(Object.entries(TaskState).map(([name, n]) => [n, name]));
@@ -154,6 +182,13 @@ class OtelServerSpan implements ServerSpan {
     const a: Attributes = {};
     idAttributes(ids, a);
     this.span.setAttributes(a);
+  }
+
+  link(taskTrace: string): void {
+    if (!this.span.isRecording()) return;
+    const sc = this.o.keptSpanContext(taskTrace);
+    // addLink is the API's since 1.9: with an older one, no link.
+    if (sc !== undefined) this.span.addLink?.({ context: sc, attributes: { "a2a.link": "task" } });
   }
 
   fail(error: unknown): void {
@@ -346,6 +381,39 @@ export class OtelTelemetry implements Telemetry {
 
   capture(): TraceContext {
     return contexts.active();
+  }
+
+  taskTrace(): string | undefined {
+    const sc = trace.getActiveSpan()?.spanContext();
+    if (sc === undefined || !trace.isSpanContextValid(sc)) return undefined;
+    const flags = (sc.traceFlags & 0xff).toString(16).padStart(2, "0");
+    const state = sc.traceState?.serialize();
+    const traceparent = `00-${sc.traceId}-${sc.spanId}-${flags}`;
+    return JSON.stringify(state ? { traceparent, tracestate: state } : { traceparent });
+  }
+
+  restore(taskTrace: string): TraceContext {
+    const sc = this.keptSpanContext(taskTrace);
+    return sc === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, sc);
+  }
+
+  /**
+   * The remote span context a kept trace names: read by the propagator (W3C's
+   * parses tracestate too), else from the traceparent alone (a propagator of
+   * another format); undefined when it names none.
+   */
+  keptSpanContext(taskTrace: string): SpanContext | undefined {
+    const kept = parseKept(taskTrace);
+    if (kept === undefined) return undefined;
+    try {
+      const sc = trace.getSpanContext(this.propagator.extract(ROOT_CONTEXT, kept, keptGetter));
+      if (sc !== undefined && trace.isSpanContextValid(sc)) return sc;
+    } catch {
+      // The propagator failed: the traceparent alone.
+    }
+    const [, traceId, spanId, flags] = TRACEPARENT.exec(kept.traceparent)!;
+    const sc: SpanContext = { traceId: traceId!, spanId: spanId!, traceFlags: Number.parseInt(flags!, 16), isRemote: true };
+    return trace.isSpanContextValid(sc) ? sc : undefined;
   }
 
   async pushAttempt<T extends { outcome: PushOutcome; status?: number | undefined }>(

@@ -78,6 +78,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX a2a_push_outbox_due ON a2a_push_outbox (next_at);
   CREATE INDEX a2a_push_outbox_per_config ON a2a_push_outbox (tenant, owner, task_id, config_id, seq);
   `,
+  // 2: the trace context (W3C traceparent and tracestate, as JSON) of the request that created a task, written
+  // with telemetry on only, at the create, and never answered: what another instance's spans of the task link to
+  // or continue (its subscribers, a cancel, the outbox's deliveries).
+  `ALTER TABLE a2a_tasks ADD COLUMN trace text;`,
 ];
 
 /** The schema version this a2a-http writes and reads. */

@@ -42,7 +42,9 @@ export function createPushOutbox(ctx: SqlStoreContext, pushConfigs: PushConfigSt
             continue;
           }
           const event = decodeStored<ProtoMessage>(ctx.schemas().event, ev.rows[0], `event ${String(row["seq"])} of task ${key.id}`);
-          items.push({ id, key, config, event, attempts: Number(row["attempts"]) });
+          // The task's kept trace context (telemetry on at its create): the attempt continues it.
+          const trace = row["trace"];
+          items.push({ id, key, config, event, attempts: Number(row["attempts"]), ...(typeof trace === "string" ? { trace } : {}) });
         } catch (e) {
           // The database away for a moment: this delivery and the rest stay, claimed again once their claims lapse.
           if (storeFault(e) instanceof StoreUnavailableError) {

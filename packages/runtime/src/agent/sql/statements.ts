@@ -25,10 +25,14 @@ const afterWrite = (n: number) => `,
           ORDER BY c.position)
     SELECT pg_notify($${n + 4}, $${n + 5}) FROM t`;
 
-/** A new task alone: tenant, owner, id, context id, state, updated at, format, body, lease holder, lease until, then afterWrite's. */
+/**
+ * A new task alone: tenant, owner, id, context id, state, updated at, format,
+ * body, lease holder, lease until, then afterWrite's ($11-$16), then its
+ * trace context ($17, null with telemetry off).
+ */
 export const CREATE_TASK = `WITH t AS (
-             INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
-             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT DO NOTHING
+             INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until, trace)
+             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $17::text) ON CONFLICT DO NOTHING
              RETURNING tenant, owner, id)${afterWrite(11)}`;
 
 const updateTask = (onlyExpiredLease: boolean) => `WITH t AS (
@@ -54,19 +58,20 @@ export const TAKE_OVER_TASK = updateTask(true);
  * state, updated at, expected version, lease holder, lease until, body
  * offset and length, event offset and length, notification payload), the
  * task bodies ($17) and the events ($18) as one bytea each with offsets (pg
- * would send a bytea[] as hex text), then the format, the deliveries' time
- * and the channel. Every write is still checked alone: a task's row is
+ * would send a bytea[] as hex text), then the format, the deliveries' time,
+ * the channel, and the creates' trace contexts ($22, nulls with telemetry off). Every write is still checked alone: a task's row is
  * written only at its expected version, and its event, push deliveries and
  * NOTIFY follow only the rows written. Answers the positions of the writes
  * that were written.
  */
 export const WRITE_TASKS = `WITH w AS MATERIALIZED (
          SELECT * FROM unnest($1::integer[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::bigint[],
-           $9::integer[], $10::text[], $11::bigint[], $12::integer[], $13::integer[], $14::integer[], $15::integer[], $16::text[])
-           AS w(ord, creates, tenant, owner, id, context_id, state, updated_at, expected, holder, lease_until, body_at, body_len, event_at, event_len, payload)),
+           $9::integer[], $10::text[], $11::bigint[], $12::integer[], $13::integer[], $14::integer[], $15::integer[], $16::text[], $22::text[])
+           AS w(ord, creates, tenant, owner, id, context_id, state, updated_at, expected, holder, lease_until, body_at, body_len, event_at, event_len, payload,
+             trace)),
        c AS (
-         INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until)
-         SELECT tenant, owner, id, context_id, state, updated_at, 1, $19, substring($17::bytea FROM body_at FOR body_len), holder, lease_until
+         INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, updated_at, version, format, body, lease_holder, lease_until, trace)
+         SELECT tenant, owner, id, context_id, state, updated_at, 1, $19, substring($17::bytea FROM body_at FOR body_len), holder, lease_until, trace
          FROM w WHERE creates ORDER BY ord
          ON CONFLICT DO NOTHING
          RETURNING tenant, owner, id),
@@ -89,7 +94,7 @@ export const WRITE_TASKS = `WITH w AS MATERIALIZED (
 // Tasks and events, by the task's tenant, owner and id ($1-$3).
 
 export const TASK_VERSION = `SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`;
-export const GET_TASK = `SELECT version, format, body FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`;
+export const GET_TASK = `SELECT version, format, body, trace FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3`;
 /** The task's events after $4. */
 export const TASK_EVENTS = `SELECT seq, format, body FROM a2a_events WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND seq > $4 ORDER BY seq`;
 /** Event $4 of the task. */
@@ -189,7 +194,9 @@ export const CLAIM_DELIVERIES = `UPDATE a2a_push_outbox o SET claimed_by = $1, c
                  WHERE e.tenant = h.tenant AND e.owner = h.owner AND e.task_id = h.task_id
                    AND e.config_id = h.config_id AND (e.seq < h.seq OR (e.seq = h.seq AND e.id < h.id)))
              ORDER BY h.id LIMIT $4 FOR UPDATE SKIP LOCKED)
-           RETURNING o.id::text AS id, o.tenant, o.owner, o.task_id, o.config_id, o.seq, o.attempts`;
+           RETURNING o.id::text AS id, o.tenant, o.owner, o.task_id, o.config_id, o.seq, o.attempts,
+             (SELECT t.trace FROM a2a_tasks t WHERE t.tenant = o.tenant AND t.owner = o.owner AND t.id = o.task_id) AS trace`;
+
 export const OUTBOX_DEPTH = `SELECT count(*)::int AS n FROM a2a_push_outbox`;
 
 export const DELETE_DELIVERY = `DELETE FROM a2a_push_outbox WHERE id = $1`;

@@ -72,9 +72,9 @@ export async function createSqlStore(db: SqlClient, options: SqlStoreOptions = {
 
   const tasks: TaskStore = {
     get: (key) => readTask(ctx, notes, key),
-    async create(key, task, updatedAt, event) {
+    async create(key, task, updatedAt, event, trace) {
       checkKeySize(`task ${short(key.id)}:`, key.tenant, key.owner, key.id, task.contextId);
-      await writer.write(writer.prepare(true, key, task, 0, updatedAt, event));
+      await writer.write(writer.prepare(true, key, task, 0, updatedAt, event, trace ?? null));
     },
     commit: (key, task, expected, updatedAt, event) => writer.write(writer.prepare(false, key, task, expected, updatedAt, event)),
     list: (query) => readTaskPage(ctx, query),

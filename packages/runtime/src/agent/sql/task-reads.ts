@@ -17,7 +17,9 @@ export function readTask(ctx: SqlStoreContext, notes: EventNotifications, key: T
     const r = await ctx.db.query(GET_TASK, [key.tenant, key.owner, key.id]);
     const row = r.rows[0];
     if (!row) return undefined;
-    return { task: decodeStored<TaskLike>(ctx.schemas().task, row, `task ${key.id}`), version: Number(row["version"]) };
+    const task = decodeStored<TaskLike>(ctx.schemas().task, row, `task ${key.id}`);
+    const trace = row["trace"];
+    return typeof trace === "string" ? { task, version: Number(row["version"]), trace } : { task, version: Number(row["version"]) };
   };
   // A subscriber's first read: the events after it come from the notifications.
   return notes.version(key, load);

@@ -43,6 +43,8 @@ export interface TaskWrite {
   readonly message: ProtoMessage;
   readonly payload: string;
   readonly now: number;
+  /** A create's trace context (telemetry on), kept in the task's row; null otherwise. */
+  readonly trace: string | null;
 }
 
 /** A write waiting in the queue for its statement. */
@@ -80,7 +82,15 @@ export class TaskWriter {
    * `expected` with its event, encoded. While an executor is at work on the
    * task (its turn has not ended), this instance takes its lease.
    */
-  prepare(create: boolean, key: TaskKey, task: TaskLike, expected: number, updatedAt: number, event: ProtoMessage): TaskWrite {
+  prepare(
+    create: boolean,
+    key: TaskKey,
+    task: TaskLike,
+    expected: number,
+    updatedAt: number,
+    event: ProtoMessage,
+    trace: string | null = null,
+  ): TaskWrite {
     const { instance, leaseMs } = this.ctx;
     const schemas = this.ctx.schemas();
     const now = Date.now();
@@ -102,6 +112,7 @@ export class TaskWriter {
       message: event,
       payload: notifyPayload(instance, key, expected + 1, bytes),
       now,
+      trace,
     };
   }
 
@@ -207,6 +218,7 @@ export class TaskWriter {
           w.holder,
           w.leaseUntil,
           ...after,
+          w.trace,
         ])
       : await this.ctx.db.query(onlyExpiredLease ? TAKE_OVER_TASK : UPDATE_TASK, [
           key.tenant,
@@ -268,6 +280,7 @@ export class TaskWriter {
       FORMAT_PROTOBUF,
       Math.min(...ws.map((w) => w.now)),
       EVENTS_CHANNEL,
+      ws.map((w) => w.trace),
     ]);
     return new Set(r.rows.map((row) => Number(row["ord"])));
   }
