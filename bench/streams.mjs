@@ -15,6 +15,7 @@
 //
 //   npm run generate && node bench/streams.mjs [--quick] [--n=1000,5000,10000] [--shape=one|many]
 //     [--frameworks=express,hono] [--events=20] [--gap=50] [--store=memory|sql]
+//   BENCH_CPU_PROF=dir: each server writes a CPU profile of each cycle's events to dir
 //
 // --store=sql (default N 1,000, shape one): ours on the SQL store, two
 // instances ("a" and "b", each a child process with its own pool) sharing
@@ -123,12 +124,7 @@ async function main() {
   const spawnOne = async (name, extraEnv) => {
     const proc = fork(fileURLToPath(import.meta.url), [], {
       env: { ...process.env, BENCH_CHILD: name, BENCH_EVENTS: String(events), BENCH_MAX_TASKS: String(maxTasks), ...extraEnv },
-      execArgv: [
-        "--expose-gc",
-        "--import",
-        "tsx",
-        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-      ],
+      execArgv: ["--expose-gc", "--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const port = await new Promise((resolve, reject) => {
@@ -554,13 +550,16 @@ async function child(which) {
     }
     stepAt = 0;
   };
-  process.on("message", (m) => {
+  // BENCH_CPU_PROF=dir: a CPU profile of each cycle's events (first step to the end), one file per cycle.
+  const profiling = process.env.BENCH_CPU_PROF ? await eventProfiler(process.env.BENCH_CPU_PROF, which) : undefined;
+  process.on("message", async (m) => {
     if (m === "mem") {
       globalThis.gc();
       globalThis.gc();
       process.send({ mem: process.memoryUsage() });
     } else if (m === "writes") {
       closeStep();
+      await profiling?.stop();
       process.send({ writes: { written, cpus } });
       written = [];
       cpus = [];
@@ -574,6 +573,7 @@ async function child(which) {
     } else if (m?.step !== undefined) {
       closeStep();
       stepAt = performance.now();
+      if (m.step === 1) await profiling?.start();
       stepCpu = process.cpuUsage();
       lastWrite = stepAt;
       onStep(m.step);
@@ -598,6 +598,33 @@ async function storeOf() {
   const { connectPostgres, createSqlStore } = await import("a2a-http/stores");
   const db = await connectPostgres(process.env.BENCH_URL, { max: SQL_POOL });
   return createSqlStore(db, { migrate: true, instance: process.env.BENCH_INSTANCE });
+}
+
+/**
+ * A CPU profiler (node:inspector) that start() runs until stop(), which
+ * writes dir/<which>-<pid>-<n>.cpuprofile: the warm-up cycle's (0) and the
+ * measured one's (1), each on its own.
+ */
+async function eventProfiler(dir, which) {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  let on = false;
+  let n = 0;
+  return {
+    async start() {
+      await session.post("Profiler.start");
+      on = true;
+    },
+    async stop() {
+      if (!on) return;
+      on = false;
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(`${dir}/${which}-${process.pid}-${n++}.cpuprofile`, JSON.stringify(profile));
+    },
+  };
 }
 
 /** Ours: the generated agent on the memory or the SQL store, behind the Express or the Hono adapter. */

@@ -7,10 +7,6 @@
 import { Code, RpcError } from "../errors.js";
 import type { StoredEvent } from "./store.js";
 
-/** ready()'s answers when there is no need to wait (shared, settled). */
-const READY = Promise.resolve(true);
-const NOT_READY = Promise.resolve(false);
-
 export class Subscriber {
   private readonly queue: StoredEvent[] = [];
   private wake: (() => void) | undefined;
@@ -36,50 +32,35 @@ export class Subscriber {
     this.wake?.();
   }
 
-  /** The next event if one is queued, without waiting: a reader that keeps up pays no promise per event (else see ready()). */
+  /** The next event if one is queued, without waiting: a reader that keeps up pays no promise per event (else see listen()). */
   take(): StoredEvent | undefined {
     return this.queue.shift();
   }
 
   /**
-   * Waits until an event is queued (true: take() has it) or the subscription
-   * is closed or `signal`, if given, fires (false). Rejects with the error that cut a
-   * slow subscriber off, once the events queued before it have been taken.
-   * Not an async function: a stream waits here most of its life, and a
-   * suspended frame would be held all that time.
+   * Has `wake` called when an event is queued or the subscription is closed
+   * or `signal`, if given, fires, until `listen(undefined, undefined)`: the
+   * reader then asks readyNow(). No promise per wait: a stream waits here
+   * most of its life, with the same callback every time, and what a wait
+   * allocated would be kept (and promoted by the GC) until the next event.
    */
-  ready(signal: AbortSignal | undefined): Promise<boolean> {
-    let now: boolean | undefined;
-    try {
-      now = this.readyNow(signal);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    if (now !== undefined) return now ? READY : NOT_READY;
+  listen(signal: AbortSignal | undefined, wake: (() => void) | undefined): void {
     // One abort listener per subscription, not one per event waited for.
     if (signal !== undefined && this.signal !== signal) {
       this.signal?.removeEventListener("abort", this.onAbort);
       this.signal = signal;
       signal.addEventListener("abort", this.onAbort, { once: true });
     }
-    return new Promise<boolean>((resolve, reject) => {
-      this.wake = () => {
-        try {
-          now = this.readyNow(signal);
-        } catch (e) {
-          this.wake = undefined;
-          reject(e);
-          return;
-        }
-        if (now === undefined) return;
-        this.wake = undefined;
-        resolve(now);
-      };
-    });
+    this.wake = wake;
   }
 
-  /** What ready() answers now (throws the error that cut the subscriber off), or undefined when it must wait. */
-  private readyNow(signal: AbortSignal | undefined): boolean | undefined {
+  /**
+   * Whether an event is queued (true: take() has it), the subscription is
+   * over (false: closed, or `signal` fired) or neither yet (undefined). Throws
+   * the error that cut a slow subscriber off, once the events queued before
+   * it have been taken.
+   */
+  readyNow(signal: AbortSignal | undefined): boolean | undefined {
     if (this.queue.length > 0) return true;
     if (this.error) throw this.error;
     if (this.closed || signal?.aborted) return false;

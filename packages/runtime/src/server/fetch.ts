@@ -104,9 +104,12 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
       stream.close();
     },
   });
-  // The request's own signal (Node's adapter, workerd with `enable_request_signal`)
-  // may tell before any cancel(): a stream waiting for its next event notices then.
-  req.onAbort(() => stream.close());
+  // The request's own signal (workerd with `enable_request_signal`) may tell
+  // before any cancel(): a stream waiting for its next event notices then. Not
+  // on @hono/node-server, which cancels the body itself when node's response
+  // closes (cancel() above): watching the signal there would make two
+  // AbortControllers per open stream (the host's, made on first read, and ours).
+  if (!req.onNode) req.onAbort(() => stream.close());
   stream.writerCloses();
   return new Response(readable, { status, headers });
 }
@@ -235,6 +238,11 @@ class FetchRequest implements UniversalServerRequest {
   /** The answer is complete: stop listening to the request's signal. */
   finish(): void {
     this.unlink?.();
+  }
+
+  /** Whether this is @hono/node-server's request, node's own request and response under it (hono-node.ts). */
+  get onNode(): boolean {
+    return this.node !== undefined;
   }
 
   /** Runs `f` when the request's signal fires (the client went away). */

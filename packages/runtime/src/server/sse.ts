@@ -138,30 +138,43 @@ export class SseStream implements Ticked {
     tellWriterCloses(this.iterator);
   }
 
-  /** The next chunk, or `undefined` when the stream has ended. */
-  async next(): Promise<string | undefined> {
+  /**
+   * The next chunk, or `undefined` when the stream has ended. Not an async
+   * function: a stream waits here most of its life, and with a writer that
+   * takes the comments itself the wait is one then() on the handler's
+   * promise with handlers made once per stream, where an async function's
+   * frame and promise would be held (and promoted by the GC) from one event
+   * to the next, per stream.
+   */
+  next(): Promise<string | undefined> {
     if (this.pending !== undefined) {
       const chunk = this.pending;
       this.pending = undefined;
-      return chunk;
+      return Promise.resolve(chunk);
     }
-    if (this.finished || this.closed) return undefined;
-    let r: IteratorResult<unknown>;
+    if (this.finished || this.closed) return Promise.resolve(undefined);
+    let p: Promise<IteratorResult<unknown>>;
     try {
-      const p = (this.inflight ??= this.iterator.next());
-      this.clock?.add(this);
-      this.waiting = true;
-      if (this.clock !== undefined && this.sink === undefined && !(await this.settlesBeforeKeepAlive(p))) {
-        return this.closed ? undefined : KEEP_ALIVE_CHUNK;
-      }
-      r = await p;
-      this.inflight = undefined;
-      this.waiting = false;
+      p = this.inflight ??= this.iterator.next();
     } catch (e) {
-      this.inflight = undefined;
-      this.end();
-      return this.closed ? undefined : this.errorEvent(e);
+      return Promise.resolve(this.failed(e));
     }
+    this.clock?.add(this);
+    this.waiting = true;
+    if (this.clock !== undefined && this.sink === undefined) return this.nextOrKeepAlive(p);
+    return p.then(this.onResult, this.onFailure);
+  }
+
+  /** next() when it gives the comments: the handler's result, or a comment when one is due first. */
+  private async nextOrKeepAlive(p: Promise<IteratorResult<unknown>>): Promise<string | undefined> {
+    if (!(await this.settlesBeforeKeepAlive(p))) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
+    return p.then(this.onResult, this.onFailure);
+  }
+
+  /** The handler's next message (or its end) as the chunk to write. */
+  private readonly onResult = (r: IteratorResult<unknown>): string | undefined => {
+    this.inflight = undefined;
+    this.waiting = false;
     this.quiet = 0;
     if (r.done) this.end();
     if (r.done || this.closed) return undefined;
@@ -171,6 +184,17 @@ export class SseStream implements Ticked {
       this.close();
       return this.errorEvent(e);
     }
+  };
+
+  private readonly onFailure = (e: unknown): string | undefined => {
+    this.inflight = undefined;
+    return this.failed(e);
+  };
+
+  /** The handler failed: its error as the last event (nothing when the stream was closed). */
+  private failed(e: unknown): string | undefined {
+    this.end();
+    return this.closed ? undefined : this.errorEvent(e);
   }
 
   /** Called by the clock: a comment when the stream has waited for a period. */
