@@ -4,10 +4,13 @@
 // protoc-gen-es's output. `npm run corpus` type-checks all of it.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { create, createFileRegistry, getOption, type DescFile } from "@bufbuild/protobuf";
+import { create, createFileRegistry, equals, getOption, hasOption, type DescFile } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { beforeAll, describe, expect, test } from "vitest";
 import { fieldBehaviorReader } from "../../../packages/plugin/src/emit/field-behavior.js";
+import { http } from "../../../packages/plugin/src/gen/google/api/annotations_pb.js";
+import { HttpRuleSchema } from "../../../packages/plugin/src/gen/google/api/http_pb.js";
+import { httpRuleOf } from "../../../packages/plugin/src/httprule/bindings.js";
 import { commentsOf, docText, fileNames, type Commented } from "../../../packages/plugin/src/emit/file-cache.js";
 import { protoplugin } from "../../../packages/plugin/src/protoplugin.js";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
@@ -178,6 +181,20 @@ describe("a sample", () => {
         }
       }
       expect(set).toBeGreaterThan(500);
+    });
+
+    test("google.api.http of every rpc, as getOption reads it", () => {
+      let n = 0;
+      for (const file of files) {
+        for (const m of file.services.flatMap((s) => s.methods)) {
+          const rule = httpRuleOf(m);
+          expect(rule !== undefined, m.toString()).toBe(hasOption(m, http));
+          if (rule === undefined) continue;
+          expect(equals(HttpRuleSchema, rule, getOption(m, http)), m.toString()).toBe(true);
+          n++;
+        }
+      }
+      expect(n).toBeGreaterThan(200);
     });
 
     test("the comments of every message, field, oneof, enum and value (OpenAPI descriptions)", () => {

@@ -1,6 +1,7 @@
-import { ScalarType, getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { ScalarType, fromBinary, getOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { http } from "../gen/google/api/annotations_pb.js";
-import type { HttpRule } from "../gen/google/api/http_pb.js";
+import { HttpRuleSchema, type HttpRule } from "../gen/google/api/http_pb.js";
 import { parsePathTemplate, PathTemplateError, templateShape, type PathTemplate } from "a2a-http/routing";
 
 /** One HTTP binding of an rpc, resolved against its messages. */
@@ -25,8 +26,8 @@ export class HttpRuleError extends Error {
  * Returns [] for an rpc without a rule.
  */
 export function readBindings(rpc: DescMethod): HttpBinding[] {
-  if (!hasOption(rpc, http)) return [];
-  const rule = getOption(rpc, http);
+  const rule = httpRuleOf(rpc);
+  if (rule === undefined) return [];
   const out = [toBinding(rpc, rule, false)];
   for (const extra of rule.additionalBindings) {
     if (extra.additionalBindings.length > 0) {
@@ -35,6 +36,23 @@ export function readBindings(rpc: DescMethod): HttpBinding[] {
     out.push(toBinding(rpc, extra, true));
   }
   return out;
+}
+
+/**
+ * The rpc's `google.api.http` rule, decoded straight from its options'
+ * unknown records, where the request's options keep extensions; undefined
+ * when it has none. getOption(rpc, http) gives the same rule but builds a
+ * container message per call, its create() compiled anew each time: about
+ * 0.05 s of compute.proto's 795 rpcs. A rule given in several records is
+ * merged, as their payloads joined are; a record of another wire type is
+ * left to getOption.
+ */
+export function httpRuleOf(rpc: DescMethod): HttpRule | undefined {
+  const records = (rpc.proto.options?.$unknown ?? []).filter((u) => u.no === http.number);
+  if (records.length === 0) return undefined;
+  if (records.some((u) => u.wireType !== WireType.LengthDelimited)) return getOption(rpc, http);
+  const payloads = records.map((u) => new BinaryReader(u.data).bytes());
+  return fromBinary(HttpRuleSchema, payloads.length === 1 ? payloads[0]! : Buffer.concat(payloads));
 }
 
 /** The key under which two bindings cannot be told apart by any router: the method and the template's shape. */
