@@ -171,24 +171,45 @@ function splitFile(bytes: Uint8Array, start: number, end: number): { rest: Uint8
 
 function pickLocations(info: Uint8Array, roots: readonly number[], keep: (path: readonly number[]) => boolean): SourceCodeInfo_Location[] {
   const out: SourceCodeInfo_Location[] = [];
+  const index = locationIndex(info);
+  for (let i = 0; i < index.length; i += 3) {
+    const first = index[i + 2]!;
+    if (first !== UNKNOWN_FIRST && !roots.includes(first)) continue;
+    const start = index[i]!;
+    const end = index[i + 1]!;
+    const path = pathOf(info, start, end);
+    if (roots.includes(path[0]!) && keep(path)) out.push(fromBinary(SourceCodeInfo_LocationSchema, info.subarray(start, end)));
+  }
+  return out;
+}
+
+/** In a location index, a location whose first path number firstOf cannot read. */
+const UNKNOWN_FIRST = -1;
+const indexes = new WeakMap<Uint8Array, Int32Array>();
+
+/**
+ * Where each location of an encoded SourceCodeInfo is, with the first number
+ * of its path: three numbers a location (start, end, first), made on the
+ * first call and kept, so that the several picks of a file walk it once.
+ */
+function locationIndex(info: Uint8Array): Int32Array {
+  let index = indexes.get(info);
+  if (index !== undefined) return index;
+  const found: number[] = [];
   const w = new Wire(info, 0, info.length);
   while (w.more()) {
     const tag = w.tag();
-    const field = fieldOf(tag);
-    const type = typeOf(tag);
-    if (field !== INFO_LOCATION || type !== LEN) {
-      w.skip(type);
+    if (fieldOf(tag) !== INFO_LOCATION || typeOf(tag) !== LEN) {
+      w.skip(typeOf(tag));
       continue;
     }
     const end = w.lengthDelimited();
-    const first = firstOf(info, w.pos, end);
-    if (first === undefined || roots.includes(first)) {
-      const path = pathOf(info, w.pos, end);
-      if (roots.includes(path[0]!) && keep(path)) out.push(fromBinary(SourceCodeInfo_LocationSchema, info.subarray(w.pos, end)));
-    }
+    found.push(w.pos, end, firstOf(info, w.pos, end) ?? UNKNOWN_FIRST);
     w.pos = end;
   }
-  return out;
+  index = Int32Array.from(found);
+  indexes.set(info, index);
+  return index;
 }
 
 // A location's path as its first record, packed (as protoc writes it) or not.
