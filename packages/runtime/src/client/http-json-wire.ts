@@ -2,11 +2,11 @@
 // rpc that fits the request, with path, query and body filled from the
 // request's ProtoJSON; a non-2xx answer is a google.rpc.Status; a stream is
 // server-sent events whose `event: error` (or a bare `{"error": ...}`) is one.
-import type { DescField, JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { A2A_MEDIA_TYPE, JSON_MEDIA_TYPE, isA2ASubscribeMethod } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
-import type { RouteBinding } from "../route-binding.js";
 import { readBounded } from "./body.js";
+import type { ClientField, ClientRoute } from "./client-route.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { appendQuery, choosePlan, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
@@ -117,7 +117,7 @@ async function notAStream(rpc: string, res: Response): Promise<RpcError> {
 }
 
 /** The HTTP method the client sends for a binding. */
-function clientMethod(b: RouteBinding, a2a: boolean): string {
+function clientMethod(b: ClientRoute, a2a: boolean): string {
   // A2A: a subscribe rpc's proto says GET, the spec text POST, and every SDK
   // server takes POST (Java only POST); ours take both.
   if (a2a && b.method === "GET" && isA2ASubscribeMethod(b.descriptor.name)) return "POST";
@@ -127,7 +127,7 @@ function clientMethod(b: RouteBinding, a2a: boolean): string {
 }
 
 /** The JSON a body field has when it is unset. */
-function defaultJson(field: DescField): JsonValue {
+function defaultJson(field: ClientField): JsonValue {
   switch (field.fieldKind) {
     case "list":
       return [];

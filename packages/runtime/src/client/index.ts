@@ -23,7 +23,9 @@
  * - Errors are all RpcError; see {@link createRouteClient} for which code means what
  *   (`httpStatus` 0 when no HTTP answer was received).
  */
-export { createRouteClient } from "./route-client.js";
+export { createCodecClient, createRouteClient } from "./route-client.js";
+export type { ClientField, ClientMessage, ClientRoute } from "./client-route.js";
+export type { ClientCodecs, RpcCodec } from "./wire-client.js";
 export { DEFAULT_MAX_EVENT_SIZE } from "./options.js";
 export type {
   CallOptions,

@@ -5,9 +5,10 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { JSON_MEDIA_TYPE } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
-import type { RouteBinding } from "../route-binding.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "../client/body.js";
 import type { ClientOptions, ClientProfile } from "../client/options.js";
+import { reflectCodecs } from "../client/reflect-codec.js";
+import type { RouteBinding } from "../route-binding.js";
 import { rpcErrorFromResponse } from "../client/status.js";
 import { createWireClient, SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-client.js";
 import { fromJsonRpcError } from "./errors.js";
@@ -21,7 +22,7 @@ import { fromJsonRpcError } from "./errors.js";
  * response that is not JSON-RPC, or answers another id, is INTERNAL.
  */
 export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options: ClientOptions, profile: ClientProfile = {}): T {
-  return createWireClient<T>(routes, options, profile, jsonRpcWire(options));
+  return createWireClient<T, RouteBinding>(routes, options, profile, jsonRpcWire(options), reflectCodecs(options));
 }
 
 /** One rpc in another protocol version's JSON-RPC: its method name and its translations. */
