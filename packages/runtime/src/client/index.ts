@@ -26,6 +26,20 @@
 export { createCodecClient, createRouteClient } from "./route-client.js";
 export type { ClientField, ClientMessage, ClientRoute } from "./client-route.js";
 export type { ClientCodecs, RpcCodec } from "./wire-client.js";
+export { createLeanClient, type LeanRoute } from "./lean-client.js";
+export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue } from "./lean-wkt.js";
+export { leanDouble, leanFloat, leanInt64, leanUint64 } from "./lean-numbers.js";
+export {
+  readLean,
+  writeLean,
+  type LeanEnum,
+  type LeanField,
+  type LeanMessage,
+  type LeanScalar,
+  type LeanType,
+  type LeanWkt,
+  type LeanWrapper,
+} from "./lean-json.js";
 export { DEFAULT_MAX_EVENT_SIZE } from "./options.js";
 export type {
   CallOptions,

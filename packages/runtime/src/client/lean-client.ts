@@ -1,0 +1,120 @@
+// The client of a lean generated file (plugin option `client=lean`): its
+// route table names the generated message tables of lean-json.ts instead of
+// protobuf-es schemas; the planning sees them as ClientMessages and the
+// messages are written and read by lean-json.ts, so that nothing here reaches
+// a protobuf-es value.
+import type { ClientField, ClientMessage, ClientRoute } from "./client-route.js";
+import { readLean, snake, writeLean, type LeanField, type LeanMessage, type LeanWkt } from "./lean-json.js";
+import type { ClientOptions, ClientProfile } from "./options.js";
+import { createCodecClient } from "./route-client.js";
+
+/**
+ * A binding of a lean generated route table: a ClientRoute written short
+ * (defaults left out, the template's parts as plain arrays), whose input and
+ * output are lean message tables.
+ */
+export interface LeanRoute {
+  /** The rpc's local name, lowerCamel. */
+  readonly rpc: string;
+  /** The rpc's proto name. */
+  readonly name: string;
+  /** Its idempotency option, when set (google.protobuf.MethodOptions.IdempotencyLevel). */
+  readonly idempotency?: number;
+  readonly method: string;
+  /**
+   * The template: its text, its segments (a literal's text, or `*`, `**`),
+   * its verb, and its variables as [field path, first segment, end segment, multi-segment].
+   */
+  readonly path: readonly [
+    template: string,
+    segments: readonly string[],
+    verb: string,
+    variables: readonly (readonly [fieldPath: readonly string[], start: number, end: number, multiSegment?: 1])[],
+  ];
+  /** The rule's `body`; none when left out. */
+  readonly body?: string;
+  /** The rule's `response_body`; the whole response when left out. */
+  readonly responseBody?: string;
+  readonly streaming?: "server";
+  /** One of the rule's additional_bindings. */
+  readonly additional?: 1;
+  readonly input: LeanMessage;
+  readonly output: LeanMessage;
+}
+
+interface Planned extends ClientRoute {
+  readonly lean: LeanRoute;
+}
+
+/**
+ * `createRouteClient` for a lean route table: the same client (both
+ * bindings, v0.3 agents, SSE, errors, interceptors, retries). `registry` and
+ * `jsonCodec` are not read: a lean client has no reflection, and refuses
+ * google.protobuf.Any at generation.
+ */
+export function createLeanClient<T>(service: string, routes: readonly LeanRoute[], options: ClientOptions, profile: ClientProfile = {}): T {
+  const parent = { typeName: service };
+  const planned = routes.map((r): Planned => {
+    const [template, segments, verb, variables] = r.path;
+    return {
+      rpc: r.rpc,
+      descriptor: { name: r.name, parent, idempotency: r.idempotency ?? 0 },
+      method: r.method,
+      template,
+      path: {
+        template,
+        segments: segments.map((s) => (s === "*" || s === "**" ? { kind: s } : { kind: "literal", value: s })),
+        verb,
+        variables: variables.map(([fieldPath, start, end, multi]) => ({ fieldPath, start, end, multiSegment: multi === 1 })),
+      },
+      body: r.body ?? "",
+      responseBody: r.responseBody ?? "",
+      streaming: r.streaming ?? "unary",
+      input: clientMessage(r.input),
+      output: clientMessage(r.output),
+      binding: r.additional ? "additional" : "primary",
+      lean: r,
+    };
+  });
+  return createCodecClient<T, Planned>(
+    planned,
+    ({ lean }) => ({ write: (request) => writeLean(lean.input, request), read: (json) => readLean(lean.output, json) }),
+    options,
+    profile,
+  );
+}
+
+const planned = new WeakMap<LeanMessage, ClientMessage>();
+
+/** A lean message table as the planning reads it (names, JSON names, kinds); nested types on first use. */
+function clientMessage(m: LeanMessage): ClientMessage {
+  let out = planned.get(m);
+  if (out === undefined) {
+    const fields: ClientField[] = [];
+    out = { typeName: m.typeName, fields };
+    planned.set(m, out);
+    for (const f of m.fields) fields.push(clientField(f));
+  }
+  return out;
+}
+
+function clientField(f: LeanField): ClientField {
+  const names = { name: f.p ?? snake(f.j), jsonName: f.j };
+  if (f.c === "m") return { ...names, fieldKind: "map" };
+  const t = f.t;
+  const scalar = typeof t === "number" ? t : typeof t === "object" && "scalar" in t ? t.scalar : undefined;
+  const e = typeof t === "object" && "e" in t ? t.e : undefined;
+  if (f.c === "l" && (scalar !== undefined || e !== undefined)) return { ...names, fieldKind: "list", listKind: e ? "enum" : "scalar" };
+  if (scalar !== undefined) return { ...names, fieldKind: "scalar", scalar };
+  if (e !== undefined) return { ...names, fieldKind: "enum", enum: { values: [{ name: e[0] as string }] } };
+  // A well-known type or wrapper has no fields to plan with: the planning sends it whole, as its ProtoJSON.
+  const typeName = typeof t === "object" && "wrap" in t ? t.wrap : (t as LeanWkt).typeName;
+  const message = typeof t === "function" ? () => clientMessage(t()) : () => ({ typeName, fields: [] });
+  return f.c === "l" ? lazy({ ...names, fieldKind: "list", listKind: "message" }, message) : lazy({ ...names, fieldKind: "message" }, message);
+}
+
+/** The field with its message type resolved on first read (types may refer to each other). */
+function lazy<F extends object>(field: F, message: () => ClientMessage): F & { readonly message: ClientMessage } {
+  let m: ClientMessage | undefined;
+  return Object.defineProperty(field, "message", { get: () => (m ??= message()), enumerable: true }) as F & { readonly message: ClientMessage };
+}

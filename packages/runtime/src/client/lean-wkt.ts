@@ -1,0 +1,246 @@
+// The well-known types with a JSON form of their own, for lean-json.ts: each
+// a LeanWkt that the generated tables of a lean client import where a field
+// has the type, so that a bundle holds only the ones its messages use.
+// Struct fields hold a JsonObject, Value, ListValue, Timestamp, Duration and
+// FieldMask fields protobuf-es's messages, as protobuf-es has them.
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { bad, fail, isObj, MAX_DEPTH, snake, wellFormed, type LeanWkt, type Obj } from "./lean-json.js";
+
+/** google.protobuf.Timestamp: RFC 3339, UTC, 0, 3, 6 or 9 digits of fraction. */
+export const leanTimestamp: LeanWkt = {
+  typeName: "google.protobuf.Timestamp",
+  read: (v, _depth, where) => readTimestamp(v, where),
+  write: (v, _depth, where) => writeTimestamp(v, where),
+};
+
+/** google.protobuf.Duration: seconds with an `s`, e.g. "1.5s". */
+export const leanDuration: LeanWkt = {
+  typeName: "google.protobuf.Duration",
+  read: (v, _depth, where) => readDuration(v, where),
+  write: (v, _depth, where) => writeDuration(v, where),
+};
+
+/** google.protobuf.FieldMask: lowerCamelCase paths joined with commas. */
+export const leanFieldMask: LeanWkt = {
+  typeName: "google.protobuf.FieldMask",
+  read: (v, _depth, where) => readFieldMask(v, where),
+  write(v, _depth, where) {
+    const paths = isObj(v) ? (v["paths"] ?? []) : bad(where, v);
+    if (!Array.isArray(paths)) return bad(where, paths);
+    return paths.map((p) => camelPath(String(p), where)).join(",");
+  },
+};
+
+/** google.protobuf.Struct, held as the JsonObject itself (outside a Value). */
+export const leanStruct: LeanWkt = {
+  typeName: "google.protobuf.Struct",
+  read(v, depth, where) {
+    if (!isObj(v)) bad(where, v);
+    return copyJson(v, depth, where) as JsonObject;
+  },
+  write(v, depth, where) {
+    if (!isObj(v)) bad(where, v);
+    return copyJson(v, depth, where);
+  },
+};
+
+/** google.protobuf.Value: any JSON, null included. */
+export const leanValue: LeanWkt = {
+  typeName: "google.protobuf.Value",
+  nullable: true,
+  read: (v, depth, where) => valueOf(v, depth, where),
+  write: (v, depth, where) => writeValue(v, depth, where),
+};
+
+/** google.protobuf.ListValue: a JSON array. */
+export const leanListValue: LeanWkt = {
+  typeName: "google.protobuf.ListValue",
+  read(v, depth, where) {
+    if (!Array.isArray(v)) bad(where, v);
+    return { $typeName: "google.protobuf.ListValue", values: (v as unknown[]).map((x) => valueOf(x, depth + 1, where)) };
+  },
+  write(v, depth, where) {
+    const values = isObj(v) ? (v["values"] ?? []) : bad(where, v);
+    if (!Array.isArray(values)) return bad(where, values);
+    return values.map((x) => writeValue(x, depth + 1, where));
+  },
+};
+
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+function readTimestamp(v: unknown, where: string): Obj {
+  const match = typeof v === "string" ? TIMESTAMP.exec(v) : null;
+  if (match === null) return bad(where, v);
+  const [, y, mo, d, h, mi, s, frac, sign, oh, om] = match;
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  const check = new Date(0);
+  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  const ms = check.getTime();
+  if (
+    Number.isNaN(ms) ||
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
+    return bad(where, v);
+  }
+  let seconds = Math.floor(ms / 1000);
+  if (sign !== undefined) seconds -= (sign === "-" ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
+  // 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+  if (seconds < -62135596800 || seconds > 253402300799) bad(where, v);
+  return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(seconds), nanos: frac === undefined ? 0 : Number(frac.padEnd(9, "0")) };
+}
+
+function readDuration(v: unknown, where: string): Obj {
+  const match = typeof v === "string" ? /^(-)?([0-9]+)(?:\.([0-9]{1,9}))?s$/.exec(v) : null;
+  if (match === null) return bad(where, v);
+  const [, minus, whole, frac] = match;
+  const seconds = BigInt(whole!);
+  if (seconds > BigInt(315576000000)) bad(where, v);
+  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, "0"));
+  return {
+    $typeName: "google.protobuf.Duration",
+    seconds: minus ? -seconds : seconds,
+    nanos: minus && nanos !== 0 ? -nanos : nanos,
+  };
+}
+
+function readFieldMask(v: unknown, where: string): Obj {
+  if (typeof v !== "string") return bad(where, v);
+  const paths =
+    v === ""
+      ? []
+      : v.split(",").map((p) => {
+          if (/_/.test(p) || /[A-Z]{2}|^[A-Z]|\.[A-Z]/.test(p)) bad(where, p);
+          return snake(p);
+        });
+  return { $typeName: "google.protobuf.FieldMask", paths };
+}
+
+/** A google.protobuf.Value message of any JSON. */
+function valueOf(v: unknown, depth: number, where: string): Obj {
+  if (depth > MAX_DEPTH) fail(`${where}: nested too deep`);
+  const value = (kind: string, x: unknown): Obj => ({ $typeName: "google.protobuf.Value", kind: { case: kind, value: x } });
+  switch (typeof v) {
+    case "number":
+      if (!Number.isFinite(v)) bad(where, v);
+      return value("numberValue", v);
+    case "string":
+      if (!wellFormed(v)) fail(`${where}: a lone surrogate`);
+      return value("stringValue", v);
+    case "boolean":
+      return value("boolValue", v);
+    case "object": {
+      if (v === null) return value("nullValue", 0);
+      if (Array.isArray(v)) return value("listValue", { $typeName: "google.protobuf.ListValue", values: v.map((x) => valueOf(x, depth + 2, where)) });
+      const fields: Obj = {};
+      for (const k of Object.keys(v)) {
+        Object.defineProperty(fields, k, { value: valueOf((v as Obj)[k], depth + 2, where), enumerable: true, writable: true, configurable: true });
+      }
+      return value("structValue", { $typeName: "google.protobuf.Struct", fields });
+    }
+  }
+  return bad(where, v);
+}
+
+/** A copy of a JSON object or value, checked to be JSON (as a Struct field holds it). */
+function copyJson(v: unknown, depth: number, where: string): JsonValue {
+  if (depth > MAX_DEPTH) fail(`${where}: nested too deep`);
+  switch (typeof v) {
+    case "number":
+      if (!Number.isFinite(v)) bad(where, v);
+      return v;
+    case "string":
+      if (!wellFormed(v)) fail(`${where}: a lone surrogate`);
+      return v;
+    case "boolean":
+      return v;
+    case "object": {
+      if (v === null) return null;
+      if (Array.isArray(v)) return v.map((x) => copyJson(x, depth + 2, where));
+      const out: JsonObject = {};
+      for (const k of Object.keys(v)) {
+        Object.defineProperty(out, k, { value: copyJson((v as Obj)[k], depth + 2, where), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+  }
+  return bad(where, v);
+}
+
+
+function camelPath(p: string, where: string): string {
+  if (/[A-Z]/.test(p) || /_(?![a-z])/.test(p)) bad(where, p);
+  return p.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function writeValue(v: unknown, depth: number, where: string): JsonValue {
+  if (depth > MAX_DEPTH) fail(`${where}: nested too deep`);
+  const kind = isObj(v) ? (v["kind"] as { case?: unknown; value?: unknown } | undefined) : bad(where, v);
+  const x = kind?.value;
+  switch (kind?.case) {
+    case "nullValue":
+      return null;
+    case "numberValue":
+      if (typeof x !== "number" || !Number.isFinite(x)) bad(where, x);
+      return x as number;
+    case "stringValue":
+      if (typeof x !== "string") bad(where, x);
+      return x as string;
+    case "boolValue":
+      if (typeof x !== "boolean") bad(where, x);
+      return x as boolean;
+    case "structValue": {
+      const fields = isObj(x) ? ((x["fields"] ?? {}) as Obj) : bad(where, x);
+      const out: JsonObject = {};
+      for (const k of Object.keys(fields)) {
+        Object.defineProperty(out, k, { value: writeValue(fields[k], depth + 2, where), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    case "listValue": {
+      const values = isObj(x) ? (x["values"] ?? []) : bad(where, x);
+      if (!Array.isArray(values)) return bad(where, values);
+      return values.map((y) => writeValue(y, depth + 2, where));
+    }
+  }
+  return fail(`${where}: a google.protobuf.Value must have a value`);
+}
+
+
+function writeTimestamp(v: unknown, where: string): string {
+  if (!isObj(v)) return bad(where, v);
+  const seconds = Number(v["seconds"] ?? 0);
+  const nanos = Number(v["nanos"] ?? 0);
+  if (seconds < -62135596800 || seconds > 253402300799 || !Number.isInteger(seconds)) bad(where, v);
+  if (nanos < 0 || nanos > 999999999 || !Number.isInteger(nanos)) bad(where, v);
+  const text = new Date(seconds * 1000).toISOString();
+  return `${text.slice(0, text.indexOf("."))}${fraction(nanos)}Z`;
+}
+
+function writeDuration(v: unknown, where: string): string {
+  if (!isObj(v)) return bad(where, v);
+  const seconds = BigInt(String(v["seconds"] ?? 0));
+  const nanos = Number(v["nanos"] ?? 0);
+  if (seconds > BigInt(315576000000) || seconds < -BigInt(315576000000)) bad(where, v);
+  if (!Number.isInteger(nanos) || Math.abs(nanos) > 999999999 || (seconds > BigInt(0) && nanos < 0) || (seconds < BigInt(0) && nanos > 0)) {
+    bad(where, v);
+  }
+  const negative = seconds < BigInt(0) || nanos < 0;
+  const abs = seconds < BigInt(0) ? -seconds : seconds;
+  return `${negative ? "-" : ""}${abs}${fraction(Math.abs(nanos))}s`;
+}
+
+/** The fraction of a second as ProtoJSON writes it: none, or 3, 6 or 9 digits. */
+function fraction(nanos: number): string {
+  if (nanos === 0) return "";
+  const text = String(nanos).padStart(9, "0");
+  if (nanos % 1_000_000 === 0) return `.${text.slice(0, 3)}`;
+  if (nanos % 1000 === 0) return `.${text.slice(0, 6)}`;
+  return `.${text}`;
+}
+
