@@ -291,8 +291,10 @@ export function writeLean(m: LeanMessage, init: unknown, depth = 1): JsonObject 
     let v: unknown;
     if (f.o !== undefined) {
       const o = init[f.o] as { case?: unknown; value?: unknown } | undefined | null;
-      if (o?.case !== localOf(f) || o.value === undefined) continue;
-      out[f.j] = writeValue(f, o.value, depth, true, where);
+      if (o?.case !== localOf(f)) continue;
+      // As create(): a message member without its value is the empty message; any other member needs one.
+      const value = o.value === undefined && typeof f.t === "function" ? {} : o.value;
+      out[f.j] = value === undefined || value === null ? bad(where, value) : writeValue(f, value, depth, true, where);
       continue;
     }
     v = init[localOf(f)];

@@ -182,6 +182,8 @@ function writeValue(v: unknown, depth: number, where: string): JsonValue {
   if (depth > MAX_DEPTH) fail(`${where}: nested too deep`);
   const kind = isObj(v) ? (v["kind"] as { case?: unknown; value?: unknown } | undefined) : bad(where, v);
   const x = kind?.value;
+  // A number, string or bool kind without its value is written as protobuf-es writes it: null, or (undefined) left out.
+  if (x == null && /^(number|string|bool)Value$/.test(String(kind?.case))) return x as unknown as JsonValue;
   switch (kind?.case) {
     case "nullValue":
       return null;
