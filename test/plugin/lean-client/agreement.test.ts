@@ -149,3 +149,73 @@ function requestFor(b: RouteBinding): Record<string, unknown> {
   }
   return request;
 }
+
+/**
+ * Every valid ProtoJSON form the readers must take, one by one (the random
+ * damage above reaches them only now and then), read by both clients from a
+ * unary answer: nulls, proto names, numbers as strings and exponents, enum
+ * numbers and unknown names (singular, repeated, in a oneof), 64-bit integers,
+ * float specials, base64 of both alphabets, timestamps with offsets and
+ * fractions, durations, field masks, wrappers, Struct and Value.
+ */
+describe("client=lean reads every valid ProtoJSON form as protobuf-es does", () => {
+  const a2aTask = (json: unknown) => ({ service: services[0]!, rpc: "getTask", request: { id: "t" }, json });
+  const book = (json: unknown) => ({ service: services[2]!, rpc: "getBook", request: requestFor(LibraryServiceRoutes.find((b) => b.rpc === "getBook")!), json });
+  const cases: Record<string, { service: (typeof services)[number]; rpc: string; request: unknown; json: unknown }> = {
+    "nulls everywhere": a2aTask({ id: null, contextId: "c", status: null, artifacts: null, history: null, metadata: null }),
+    "proto names": a2aTask({ context_id: "c", status: { state: "TASK_STATE_WORKING", message: { message_id: "m", reference_task_ids: ["a"] } } }),
+    "the same field twice (JSON and proto name)": a2aTask({ contextId: "c", context_id: "d" }),
+    "enum by number, and an unknown number": a2aTask({ status: { state: 3 } }),
+    "enum: an unknown name (left unset)": a2aTask({ status: { state: "TASK_STATE_FROM_THE_FUTURE" } }),
+    "enum: a float": a2aTask({ status: { state: 1.5 } }),
+    "oneof: two members": a2aTask({ history: [{ parts: [{ text: "a", url: "b" }] }] }),
+    "oneof: a null member and a set one": a2aTask({ history: [{ parts: [{ text: null, url: "b" }] }] }),
+    "bytes: URL-safe base64 without padding": a2aTask({ history: [{ parts: [{ raw: "-_8" }] }] }),
+    "bytes: standard base64 with padding": a2aTask({ history: [{ parts: [{ raw: "+/8=" }] }] }),
+    "bytes: not base64": a2aTask({ history: [{ parts: [{ raw: "a*b" }] }] }),
+    "Value: every kind": a2aTask({ history: [{ parts: [{ data: { a: [1, "x", true, null, { b: {} }] } }, { data: null }] }] }),
+    "Struct with a __proto__ key": a2aTask({ metadata: JSON.parse('{"__proto__": {"x": 1}, "y": [null]}') }),
+    "timestamp with an offset and a fraction": a2aTask({ status: { timestamp: "2026-12-07T10:00:00.123456+05:30" } }),
+    "timestamp in year 1": a2aTask({ status: { timestamp: "0001-01-01T00:00:00Z" } }),
+    "timestamp: February 30": a2aTask({ status: { timestamp: "2026-02-30T00:00:00Z" } }),
+    "timestamp: lower-case t and z": a2aTask({ status: { timestamp: "2026-12-07t10:00:00z" } }),
+    "int32 as a string and as an exponent": { service: services[0]!, rpc: "listTasks", request: {}, json: { pageSize: "7", totalSize: 1e2 } },
+    "int32 out of range": { service: services[0]!, rpc: "listTasks", request: {}, json: { pageSize: 2 ** 31 } },
+    "int64 as number, string, exponent": book({ pages: 12, shelf: "s" }),
+    "int64 as a string": book({ pages: "-9223372036854775808" }),
+    "int64 out of range": book({ pages: "9223372036854775808" }),
+    "int64 with a fraction": book({ pages: 1.5 }),
+    "map with a __proto__ key": { service: services[0]!, rpc: "getExtendedAgentCard", request: {}, json: { securitySchemes: JSON.parse('{"__proto__": {"apiKeySecurityScheme": {"name": "k"}}}') } },
+    "map: a null value": { service: services[0]!, rpc: "getExtendedAgentCard", request: {}, json: { securitySchemes: { a: null } } },
+    "a list with a null item": a2aTask({ artifacts: [null] }),
+    "not an object": a2aTask([]),
+  };
+  for (const [name, c] of Object.entries(cases)) {
+    it(name, async () => {
+      const answer = JSON.stringify(c.json);
+      const full = await call(c.service.full, c.rpc, false, c.request, answer, "http+json");
+      const lean = await call(c.service.lean, c.rpc, false, c.request, answer, "http+json");
+      expect(lean.result).toEqual(full.result);
+    });
+  }
+
+  it("the library's numbers, wrappers, durations and field masks, as a request's query and as an answer", async () => {
+    const listBooks = LibraryServiceRoutes.find((b) => b.rpc === "listBooks")!;
+    const request = {
+      ...requestFor(listBooks),
+      maxPages: 18446744073709551615n,
+      weight: Number.NaN,
+      maxAge: { seconds: -3n, nanos: -500_000_000 },
+      readMask: { paths: ["title", "author_name"] },
+      minPages: 0,
+      titlePrefix: "",
+      hasCover: false,
+      offset: -5n,
+      ids: [1n, 2n],
+    };
+    const full = await call(services[2]!.full, "listBooks", false, request, "{}", "http+json");
+    const lean = await call(services[2]!.lean, "listBooks", false, request, "{}", "http+json");
+    expect(full.sent.length).toBe(1);
+    expect(lean.sent).toEqual(full.sent);
+  });
+});

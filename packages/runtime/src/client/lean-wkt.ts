@@ -66,59 +66,36 @@ export const leanListValue: LeanWkt = {
   },
 };
 
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+// The readings below are protobuf-es's own (from-json.js): the same patterns,
+// Date.parse (so February 30 is March 2, as there), and the same bounds.
+const TIMESTAMP = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:Z|([+-][0-9][0-9]:[0-9][0-9]))$/;
 
 function readTimestamp(v: unknown, where: string): Obj {
-  const match = typeof v === "string" ? TIMESTAMP.exec(v) : null;
-  if (match === null) return bad(where, v);
-  const [, y, mo, d, h, mi, s, frac, sign, oh, om] = match;
-  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
-  const check = new Date(0);
-  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
-  const ms = check.getTime();
-  if (
-    Number.isNaN(ms) ||
-    check.getUTCFullYear() !== Number(y) ||
-    check.getUTCMonth() !== Number(mo) - 1 ||
-    check.getUTCDate() !== Number(d) ||
-    Number(h) > 23 ||
-    Number(mi) > 59 ||
-    Number(s) > 59
-  ) {
-    return bad(where, v);
-  }
-  let seconds = Math.floor(ms / 1000);
-  if (sign !== undefined) seconds -= (sign === "-" ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
+  const m = typeof v === "string" ? TIMESTAMP.exec(v) : null;
+  if (m === null) return bad(where, v);
+  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8] ?? "Z"}`);
   // 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
-  if (seconds < -62135596800 || seconds > 253402300799) bad(where, v);
-  return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(seconds), nanos: frac === undefined ? 0 : Number(frac.padEnd(9, "0")) };
+  if (!(ms >= -62135596800000 && ms <= 253402300799000)) return bad(where, v);
+  return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(ms / 1000), nanos: m[7] === undefined ? 0 : Number(m[7].padEnd(9, "0")) };
 }
 
 function readDuration(v: unknown, where: string): Obj {
-  const match = typeof v === "string" ? /^(-)?([0-9]+)(?:\.([0-9]{1,9}))?s$/.exec(v) : null;
-  if (match === null) return bad(where, v);
-  const [, minus, whole, frac] = match;
-  const seconds = BigInt(whole!);
-  if (seconds > BigInt(315576000000)) bad(where, v);
-  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, "0"));
-  return {
-    $typeName: "google.protobuf.Duration",
-    seconds: minus ? -seconds : seconds,
-    nanos: minus && nanos !== 0 ? -nanos : nanos,
-  };
+  const m = typeof v === "string" ? /^(-?[0-9]+)(?:\.([0-9]+))?s/.exec(v) : null;
+  if (m === null) return bad(where, v);
+  const seconds = Number(m[1]);
+  if (seconds > 315576000000 || seconds < -315576000000) return bad(where, v);
+  const out: Obj = { $typeName: "google.protobuf.Duration", seconds: BigInt(seconds), nanos: 0 };
+  if (m[2] !== undefined) {
+    const nanos = Number.parseInt(m[2] + "0".repeat(9 - m[2].length));
+    out["nanos"] = seconds < 0 || Object.is(seconds, -0) ? -nanos : nanos;
+  }
+  return out;
 }
 
 function readFieldMask(v: unknown, where: string): Obj {
   if (typeof v !== "string") return bad(where, v);
-  const paths =
-    v === ""
-      ? []
-      : v.split(",").map((p) => {
-          if (/_/.test(p) || /[A-Z]{2}|^[A-Z]|\.[A-Z]/.test(p)) bad(where, p);
-          return snake(p);
-        });
-  return { $typeName: "google.protobuf.FieldMask", paths };
+  if (v !== "" && v.includes("_")) return bad(where, v);
+  return { $typeName: "google.protobuf.FieldMask", paths: v === "" ? [] : v.split(",").map(snake) };
 }
 
 /** A google.protobuf.Value message of any JSON. */
