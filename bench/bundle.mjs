@@ -8,7 +8,15 @@
 // holds the budget).
 //
 //   npm run generate && node --import tsx bench/bundle.mjs
-import { BARE_HONO_ENTRY, bundle, bundleParts, CLIENT_ENTRY, HONO_WORKER_ENTRY, LEAN_CLIENT_ENTRY, SDK_CLIENT_ENTRY } from "../scripts/bundle-size.ts";
+import {
+  BARE_HONO_ENTRY,
+  bundle,
+  bundleParts,
+  CLIENT_ENTRY,
+  HONO_WORKER_ENTRY,
+  LEAN_CLIENT_ENTRY,
+  SDK_CLIENT_ENTRY,
+} from "../scripts/bundle-size.ts";
 
 const GOAL = 0.8;
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;

@@ -8,15 +8,7 @@
 // strings, unknown enum names, bad timestamps, `__proto__` keys).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  create,
-  fromJson,
-  toJson,
-  type DescFile,
-  type DescMessage,
-  type JsonValue,
-  type Message,
-} from "@bufbuild/protobuf";
+import { create, fromJson, toJson, type DescFile, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { checkRequired, decodeRequest, encodeResponse } from "../../../packages/runtime/src/transcoding/index.js";
 import { fillRequiredDefaults, requiredViolations } from "../../../packages/runtime/src/transcoding/required.js";
 import { createA2AServiceClient } from "../../../gen/a2a_http_client.js";
@@ -58,7 +50,6 @@ const fastToJson = (desc: DescMessage, msg: Message) => writeMessage(desc, codec
 const compiledFromJson = (desc: DescMessage, json: JsonValue) => codecOf(desc)!.read(json);
 const compiledToJson = (desc: DescMessage, msg: Message, required?: boolean) => codecOf(desc)!.write(msg as never, required);
 const runs = Number(process.env.FAST_JSON_RUNS ?? 25);
-
 
 describe("generated JSON codecs agree with protobuf-es", () => {
   it(`cover all ${all.length} messages of the test files`, () => {

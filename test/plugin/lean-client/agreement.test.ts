@@ -83,7 +83,8 @@ async function call(
 /** The rpcs of a route table: name, input and output, streaming. */
 function rpcsOf(routes: readonly RouteBinding[]): { rpc: string; input: DescMessage; output: DescMessage; streaming: boolean }[] {
   const seen = new Map<string, { rpc: string; input: DescMessage; output: DescMessage; streaming: boolean }>();
-  for (const b of routes) if (!seen.has(b.rpc)) seen.set(b.rpc, { rpc: b.rpc, input: b.input, output: b.output, streaming: b.streaming === "server" });
+  for (const b of routes)
+    if (!seen.has(b.rpc)) seen.set(b.rpc, { rpc: b.rpc, input: b.input, output: b.output, streaming: b.streaming === "server" });
   return [...seen.values()];
 }
 
@@ -160,10 +161,18 @@ function requestFor(b: RouteBinding): Record<string, unknown> {
  */
 describe("client=lean reads every valid ProtoJSON form as protobuf-es does", () => {
   const a2aTask = (json: unknown) => ({ service: services[0]!, rpc: "getTask", request: { id: "t" }, json });
-  const book = (json: unknown) => ({ service: services[2]!, rpc: "getBook", request: requestFor(LibraryServiceRoutes.find((b) => b.rpc === "getBook")!), json });
+  const book = (json: unknown) => ({
+    service: services[2]!,
+    rpc: "getBook",
+    request: requestFor(LibraryServiceRoutes.find((b) => b.rpc === "getBook")!),
+    json,
+  });
   const cases: Record<string, { service: (typeof services)[number]; rpc: string; request: unknown; json: unknown }> = {
     "nulls everywhere": a2aTask({ id: null, contextId: "c", status: null, artifacts: null, history: null, metadata: null }),
-    "proto names": a2aTask({ context_id: "c", status: { state: "TASK_STATE_WORKING", message: { message_id: "m", reference_task_ids: ["a"] } } }),
+    "proto names": a2aTask({
+      context_id: "c",
+      status: { state: "TASK_STATE_WORKING", message: { message_id: "m", reference_task_ids: ["a"] } },
+    }),
     "the same field twice (JSON and proto name)": a2aTask({ contextId: "c", context_id: "d" }),
     "enum by number, and an unknown number": a2aTask({ status: { state: 3 } }),
     "enum: an unknown name (left unset)": a2aTask({ status: { state: "TASK_STATE_FROM_THE_FUTURE" } }),
@@ -179,13 +188,23 @@ describe("client=lean reads every valid ProtoJSON form as protobuf-es does", () 
     "timestamp in year 1": a2aTask({ status: { timestamp: "0001-01-01T00:00:00Z" } }),
     "timestamp: February 30": a2aTask({ status: { timestamp: "2026-02-30T00:00:00Z" } }),
     "timestamp: lower-case t and z": a2aTask({ status: { timestamp: "2026-12-07t10:00:00z" } }),
-    "int32 as a string and as an exponent": { service: services[0]!, rpc: "listTasks", request: {}, json: { pageSize: "7", totalSize: 1e2 } },
+    "int32 as a string and as an exponent": {
+      service: services[0]!,
+      rpc: "listTasks",
+      request: {},
+      json: { pageSize: "7", totalSize: 1e2 },
+    },
     "int32 out of range": { service: services[0]!, rpc: "listTasks", request: {}, json: { pageSize: 2 ** 31 } },
     "int64 as number, string, exponent": book({ pages: 12, shelf: "s" }),
     "int64 as a string": book({ pages: "-9223372036854775808" }),
     "int64 out of range": book({ pages: "9223372036854775808" }),
     "int64 with a fraction": book({ pages: 1.5 }),
-    "map with a __proto__ key": { service: services[0]!, rpc: "getExtendedAgentCard", request: {}, json: { securitySchemes: JSON.parse('{"__proto__": {"apiKeySecurityScheme": {"name": "k"}}}') } },
+    "map with a __proto__ key": {
+      service: services[0]!,
+      rpc: "getExtendedAgentCard",
+      request: {},
+      json: { securitySchemes: JSON.parse('{"__proto__": {"apiKeySecurityScheme": {"name": "k"}}}') },
+    },
     "map: a null value": { service: services[0]!, rpc: "getExtendedAgentCard", request: {}, json: { securitySchemes: { a: null } } },
     "a list with a null item": a2aTask({ artifacts: [null] }),
     "not an object": a2aTask([]),

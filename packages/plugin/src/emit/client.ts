@@ -52,7 +52,21 @@ export function printClientInterface(
     const Res = imports.shape(rpc.output);
     f.print(docComment(f, rpc, "  "));
     const result = rpc.methodKind === "server_streaming" ? "AsyncIterable" : "Promise";
-    f.print("  ", rpc.localName, "(request: ", MessageInitShape, "<typeof ", ReqSchema, ">, options?: ", CallOptions, "): ", result, "<", Res, ">;");
+    f.print(
+      "  ",
+      rpc.localName,
+      "(request: ",
+      MessageInitShape,
+      "<typeof ",
+      ReqSchema,
+      ">, options?: ",
+      CallOptions,
+      "): ",
+      result,
+      "<",
+      Res,
+      ">;",
+    );
   }
   f.print("}");
   f.print();

@@ -54,7 +54,19 @@ export function emitLeanClientFile(schema: Schema<PluginOptions>, file: DescFile
     f.print(" * its messages are read and written without protobuf-es's reflection.");
     f.print(" */");
     f.print(f.export("function", "create" + clientName), "(options: ", ClientOptions, "): ", clientName, " {");
-    f.print("  return ", createLeanClient, "<", clientName, ">(", JSON.stringify(service.typeName), ", ", routes, ", options", profile, ");");
+    f.print(
+      "  return ",
+      createLeanClient,
+      "<",
+      clientName,
+      ">(",
+      JSON.stringify(service.typeName),
+      ", ",
+      routes,
+      ", options",
+      profile,
+      ");",
+    );
     f.print("}");
     f.print();
   }
@@ -126,12 +138,18 @@ class Tables {
       if (field.fieldKind === "enum" || ((field.fieldKind === "list" || field.fieldKind === "map") && field.enum)) {
         const e = field.enum!;
         if (!this.names.has(e)) {
-          if (e.typeName === "google.protobuf.NullValue") throw new HttpRuleError(`client=lean: ${field.toString()}: NullValue fields are not supported`);
+          if (e.typeName === "google.protobuf.NullValue")
+            throw new HttpRuleError(`client=lean: ${field.toString()}: NullValue fields are not supported`);
           this.name(e);
           this.enums.push(e);
         }
       }
-      const child = field.fieldKind === "message" ? field.message : field.fieldKind !== "scalar" && field.fieldKind !== "enum" ? field.message : undefined;
+      const child =
+        field.fieldKind === "message"
+          ? field.message
+          : field.fieldKind !== "scalar" && field.fieldKind !== "enum"
+            ? field.message
+            : undefined;
       if (child && !this.special(child)) this.visit(child);
     }
   }

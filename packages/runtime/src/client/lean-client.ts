@@ -110,11 +110,15 @@ function clientField(f: LeanField): ClientField {
   // A well-known type or wrapper has no fields to plan with: the planning sends it whole, as its ProtoJSON.
   const typeName = typeof t === "object" && "wrap" in t ? t.wrap : (t as LeanWkt).typeName;
   const message = typeof t === "function" ? () => clientMessage(t()) : () => ({ typeName, fields: [] });
-  return f.c === "l" ? lazy({ ...names, fieldKind: "list", listKind: "message" }, message) : lazy({ ...names, fieldKind: "message" }, message);
+  return f.c === "l"
+    ? lazy({ ...names, fieldKind: "list", listKind: "message" }, message)
+    : lazy({ ...names, fieldKind: "message" }, message);
 }
 
 /** The field with its message type resolved on first read (types may refer to each other). */
 function lazy<F extends object>(field: F, message: () => ClientMessage): F & { readonly message: ClientMessage } {
   let m: ClientMessage | undefined;
-  return Object.defineProperty(field, "message", { get: () => (m ??= message()), enumerable: true }) as F & { readonly message: ClientMessage };
+  return Object.defineProperty(field, "message", { get: () => (m ??= message()), enumerable: true }) as F & {
+    readonly message: ClientMessage;
+  };
 }

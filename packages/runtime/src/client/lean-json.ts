@@ -103,7 +103,8 @@ export const fail = (what: string): never => {
 };
 /** Throws for a value that the field (`where`) cannot take. */
 export const bad = (where: string, v: unknown): never => fail(`${where}: invalid value ${show(v)}`);
-const show = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : typeof v === "bigint" ? `${v}n` : Array.isArray(v) ? "array" : String(v));
+const show = (v: unknown) =>
+  typeof v === "string" ? JSON.stringify(v) : typeof v === "bigint" ? `${v}n` : Array.isArray(v) ? "array" : String(v);
 /** Sets an own property, `__proto__` included (a map key or JSON key is data). */
 export const setOwn = (o: object, k: string, value: unknown) =>
   Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });

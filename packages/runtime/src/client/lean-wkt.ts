@@ -48,7 +48,7 @@ export const leanStruct: LeanWkt = {
 export const leanValue: LeanWkt = {
   typeName: "google.protobuf.Value",
   nullable: true,
-  read: (v, depth, where) => valueOf(v, depth, where),
+  read: (v, depth, where) => readValue(v, depth, where),
   write: (v, depth, where) => writeValue(v, depth, where),
 };
 
@@ -57,7 +57,7 @@ export const leanListValue: LeanWkt = {
   typeName: "google.protobuf.ListValue",
   read(v, depth, where) {
     if (!Array.isArray(v)) bad(where, v);
-    return { $typeName: "google.protobuf.ListValue", values: (v as unknown[]).map((x) => valueOf(x, depth + 1, where)) };
+    return { $typeName: "google.protobuf.ListValue", values: (v as unknown[]).map((x) => readValue(x, depth + 1, where)) };
   },
   write(v, depth, where) {
     const values = isObj(v) ? (v["values"] ?? []) : bad(where, v);
@@ -76,7 +76,11 @@ function readTimestamp(v: unknown, where: string): Obj {
   const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8] ?? "Z"}`);
   // 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
   if (!(ms >= -62135596800000 && ms <= 253402300799000)) return bad(where, v);
-  return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(ms / 1000), nanos: m[7] === undefined ? 0 : Number(m[7].padEnd(9, "0")) };
+  return {
+    $typeName: "google.protobuf.Timestamp",
+    seconds: BigInt(ms / 1000),
+    nanos: m[7] === undefined ? 0 : Number(m[7].padEnd(9, "0")),
+  };
 }
 
 function readDuration(v: unknown, where: string): Obj {
@@ -99,7 +103,7 @@ function readFieldMask(v: unknown, where: string): Obj {
 }
 
 /** A google.protobuf.Value message of any JSON. */
-function valueOf(v: unknown, depth: number, where: string): Obj {
+function readValue(v: unknown, depth: number, where: string): Obj {
   if (depth > MAX_DEPTH) fail(`${where}: nested too deep`);
   const value = (kind: string, x: unknown): Obj => ({ $typeName: "google.protobuf.Value", kind: { case: kind, value: x } });
   switch (typeof v) {
@@ -113,10 +117,16 @@ function valueOf(v: unknown, depth: number, where: string): Obj {
       return value("boolValue", v);
     case "object": {
       if (v === null) return value("nullValue", 0);
-      if (Array.isArray(v)) return value("listValue", { $typeName: "google.protobuf.ListValue", values: v.map((x) => valueOf(x, depth + 2, where)) });
+      if (Array.isArray(v))
+        return value("listValue", { $typeName: "google.protobuf.ListValue", values: v.map((x) => readValue(x, depth + 2, where)) });
       const fields: Obj = {};
       for (const k of Object.keys(v)) {
-        Object.defineProperty(fields, k, { value: valueOf((v as Obj)[k], depth + 2, where), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(fields, k, {
+          value: readValue((v as Obj)[k], depth + 2, where),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return value("structValue", { $typeName: "google.protobuf.Struct", fields });
     }
@@ -141,14 +151,18 @@ function copyJson(v: unknown, depth: number, where: string): JsonValue {
       if (Array.isArray(v)) return v.map((x) => copyJson(x, depth + 2, where));
       const out: JsonObject = {};
       for (const k of Object.keys(v)) {
-        Object.defineProperty(out, k, { value: copyJson((v as Obj)[k], depth + 2, where), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, k, {
+          value: copyJson((v as Obj)[k], depth + 2, where),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
   }
   return bad(where, v);
 }
-
 
 function camelPath(p: string, where: string): string {
   if (/[A-Z]/.test(p) || /_(?![a-z])/.test(p)) bad(where, p);
@@ -177,7 +191,12 @@ function writeValue(v: unknown, depth: number, where: string): JsonValue {
       const fields = isObj(x) ? ((x["fields"] ?? {}) as Obj) : bad(where, x);
       const out: JsonObject = {};
       for (const k of Object.keys(fields)) {
-        Object.defineProperty(out, k, { value: writeValue(fields[k], depth + 2, where), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, k, {
+          value: writeValue(fields[k], depth + 2, where),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -189,7 +208,6 @@ function writeValue(v: unknown, depth: number, where: string): JsonValue {
   }
   return fail(`${where}: a google.protobuf.Value must have a value`);
 }
-
 
 function writeTimestamp(v: unknown, where: string): string {
   if (!isObj(v)) return bad(where, v);
@@ -222,4 +240,3 @@ function fraction(nanos: number): string {
   if (nanos % 1000 === 0) return `.${text.slice(0, 6)}`;
   return `.${text}`;
 }
-

@@ -18,7 +18,8 @@ export function reflectCodecs(options: ClientOptions): ClientCodecs<RouteBinding
     return {
       // With a registry the route's codecs are off (routeCodecs): protobuf-es writes, with it.
       write: (request) => writePlain(route.input, json?.input, create(route.input, request as never) as Message, registry) as JsonObject,
-      read: (answer) => (registry === undefined ? readLenient(route.output, json?.output, answer) : fromJson(route.output, answer, readOptions)),
+      read: (answer) =>
+        registry === undefined ? readLenient(route.output, json?.output, answer) : fromJson(route.output, answer, readOptions),
     };
   };
 }
