@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { A2A_MEDIA_TYPE, JSON_MEDIA_TYPE, isA2ASubscribeMethod } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import { readBounded } from "./body.js";
-import type { ClientField, ClientRoute } from "./client-route.js";
+import type { ClientField, ClientRoute } from "../route-binding.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { appendQuery, choosePlan, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";

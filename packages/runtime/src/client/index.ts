@@ -24,7 +24,7 @@
  *   (`httpStatus` 0 when no HTTP answer was received).
  */
 export { createCodecClient, createRouteClient } from "./route-client.js";
-export type { ClientField, ClientMessage, ClientRoute } from "./client-route.js";
+export type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 export type { ClientCodecs, RpcCodec } from "./wire-client.js";
 export { createLeanClient, type LeanRoute } from "./lean-client.js";
 export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue } from "./lean-wkt.js";

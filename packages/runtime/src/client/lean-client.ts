@@ -3,7 +3,7 @@
 // protobuf-es schemas; the planning sees them as ClientMessages and the
 // messages are written and read by lean-json.ts, so that nothing here reaches
 // a protobuf-es value.
-import type { ClientField, ClientMessage, ClientRoute } from "./client-route.js";
+import type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 import { readLean, snake, writeLean, type LeanField, type LeanMessage, type LeanWkt } from "./lean-json.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { createCodecClient } from "./route-client.js";

@@ -1,6 +1,6 @@
 import type { Registry } from "@bufbuild/protobuf";
 import type { JsonCodec } from "../transcoding/message-json.js";
-import type { ClientRoute } from "./client-route.js";
+import type { ClientRoute } from "../route-binding.js";
 import type { RedirectPolicy } from "./redirect.js";
 import type { RetryOptions } from "./retry.js";
 

@@ -1,5 +1,5 @@
 import { A2A_VERSION_HEADER } from "../a2a.js";
-import type { ClientRoute } from "./client-route.js";
+import type { ClientRoute } from "../route-binding.js";
 import type { ClientOptions, ClientRequest } from "./options.js";
 
 type HeaderEntries = [string, string][];

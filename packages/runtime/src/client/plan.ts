@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, type RpcError } from "../errors.js";
 import type { TemplateSegment } from "../path-template.js";
 import { clientError } from "./client-error.js";
-import type { ClientField, ClientMessage, ClientRoute } from "./client-route.js";
+import type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 import { escapeComponent, escapeMultiSegment } from "./encode.js";
 
 interface VariablePlan {

@@ -7,7 +7,7 @@
  * reads and push config deletes are; SendMessage and CancelTask are not.
  * Unary calls only: a stream that fails is resubscribed by its caller.
  */
-import type { ClientRoute } from "./client-route.js";
+import type { ClientRoute } from "../route-binding.js";
 import { Code, RpcError, retryDelayOf } from "../errors.js";
 import { retryAfterMs } from "../retry-wait.js";
 

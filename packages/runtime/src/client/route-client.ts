@@ -2,7 +2,7 @@ import { A2A_V03_JSONRPC_CLIENT, a2aV03RestWire, clientSpeaksV03 } from "../a2a-
 import { A2A_V03 } from "../a2a-v03/common.js";
 import { jsonRpcWire } from "../jsonrpc/client.js";
 import type { RouteBinding } from "../route-binding.js";
-import type { ClientRoute } from "./client-route.js";
+import type { ClientRoute } from "../route-binding.js";
 import { httpJsonWire } from "./http-json-wire.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { reflectCodecs } from "./reflect-codec.js";

@@ -10,7 +10,7 @@ import { Code, RpcError } from "../errors.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 import { startCallSignal } from "./call-signal.js";
 import { clientError } from "./client-error.js";
-import type { ClientRoute } from "./client-route.js";
+import type { ClientRoute } from "../route-binding.js";
 import { DEFAULT_MAX_EVENT_SIZE, type CallOptions, type ClientNext, type ClientOptions, type ClientProfile } from "./options.js";
 import { callHeaders, OutgoingRequest, type CallHeaders } from "./outgoing-request.js";
 import { fetchFollowing } from "./redirect.js";
