@@ -1,7 +1,7 @@
-// What client=lean refuses at generation, with a message that says what to
-// do instead: google.protobuf.Any (its JSON needs a registry and protobuf-es's
-// reflection) and messages outside proto3 (their defaults live on prototypes,
-// which lean tables do not make).
+// client=lean at generation: messages outside proto3 refused with a message
+// that says what to do instead (their defaults live on prototypes, which lean
+// tables do not make); google.protobuf.Any handed to the runtime's leanAny;
+// no value import but the runtime's client.
 import { create, setExtension } from "@bufbuild/protobuf";
 import {
   AnySchema,
@@ -59,12 +59,11 @@ function generate(
 const anyField = { name: "detail", number: 2, type: MESSAGE, typeName: `.${AnySchema.typeName}` };
 const plainField = { name: "note", number: 2, type: STRING };
 
-test("client=lean refuses google.protobuf.Any, and says to use client=true", () => {
-  expect(() => generate(anyField, "proto3", "client=lean")).toThrow(
-    "client=lean: google.protobuf.Any needs a registry and reflection; generate this client with client=true",
-  );
-  // The reflective client takes it.
-  expect(generate(anyField, "proto3", "client=true").error ?? "").toBe("");
+test("client=lean reads and writes google.protobuf.Any with the runtime's leanAny (protobuf-es and the client's registry)", () => {
+  const res = generate(anyField, "proto3", "client=lean");
+  const client = res.file.find((f) => f.name === "t/v1/t_http_client.ts")!.content;
+  expect(client).toMatch(/import \{[^}]*\bleanAny\b[^}]*\} from "a2a-http\/client"/);
+  expect(client).toContain('{ j: "detail", t: leanAny }');
 });
 
 test("client=lean refuses a message outside proto3", () => {

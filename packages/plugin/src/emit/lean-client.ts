@@ -14,8 +14,11 @@ import { literal } from "./names.js";
 const EDITION_PROTO3 = 999;
 const IMPLICIT = 2;
 
-/** Well-known types with a JSON form of their own, which the runtime's lean-json.ts reads and writes. */
-const WKT = new Set(["Timestamp", "Duration", "FieldMask", "Struct", "Value", "ListValue"]);
+/**
+ * Well-known types with a JSON form of their own, which the runtime reads and
+ * writes (lean-wkt.ts; Any with protobuf-es and the client's registry, lean-any.ts).
+ */
+const WKT = new Set(["Timestamp", "Duration", "FieldMask", "Struct", "Value", "ListValue", "Any"]);
 
 /**
  * `<file>_http_client.ts` under `client=lean`: the same `<Service>Client`
@@ -24,7 +27,8 @@ const WKT = new Set(["Timestamp", "Duration", "FieldMask", "Struct", "Value", "L
  * idempotency) and tables of the messages the client writes and reads
  * (JSON and proto names, kinds), which the runtime's lean-json.ts walks. It
  * imports from protobuf-es and the `_pb` files types only, so a bundle of it
- * holds no descriptors and no reflection.
+ * holds no descriptors and no reflection (but for google.protobuf.Any, which
+ * the runtime's leanAny reads with protobuf-es and the caller's registry).
  */
 export function emitLeanClientFile(schema: Schema<PluginOptions>, file: DescFile, services: readonly ServiceRoutes[]): void {
   const f = schema.generateFile(file.name + "_http_client.ts");
@@ -126,9 +130,6 @@ class Tables {
 
   visit(m: DescMessage): void {
     if (this.names.has(m)) return;
-    if (m.typeName === "google.protobuf.Any") {
-      throw new HttpRuleError(`client=lean: ${m.typeName} needs a registry and reflection; generate this client with client=true`);
-    }
     if (m.file.edition !== EDITION_PROTO3) {
       throw new HttpRuleError(`client=lean: ${m.typeName} is not proto3 (${m.file.name}.proto); generate this client with client=true`);
     }

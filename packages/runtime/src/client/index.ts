@@ -29,12 +29,14 @@ export type { ClientCodecs, RpcCodec } from "./wire-client.js";
 export { createLeanClient, type LeanRoute } from "./lean-client.js";
 export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue } from "./lean-wkt.js";
 export { leanDouble, leanFloat, leanInt64, leanUint64 } from "./lean-numbers.js";
+export { leanAny } from "./lean-any.js";
 export {
   readLean,
   writeLean,
   type LeanEnum,
   type LeanField,
   type LeanMessage,
+  type LeanOptions,
   type LeanScalar,
   type LeanType,
   type LeanWkt,

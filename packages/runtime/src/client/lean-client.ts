@@ -48,12 +48,14 @@ interface Planned extends ClientRoute {
 
 /**
  * `createRouteClient` for a lean route table: the same client (both
- * bindings, v0.3 agents, SSE, errors, interceptors, retries). `registry` and
- * `jsonCodec` are not read: a lean client has no reflection, and refuses
- * google.protobuf.Any at generation.
+ * bindings, v0.3 agents, SSE, errors, interceptors, retries). `registry`
+ * serves google.protobuf.Any alone (the one type read by reflection);
+ * `jsonCodec` is not read.
  */
 export function createLeanClient<T>(service: string, routes: readonly LeanRoute[], options: ClientOptions, profile: ClientProfile = {}): T {
   const parent = { typeName: service };
+  // The registry reaches google.protobuf.Any alone (lean-any.ts).
+  const leanOptions = options.registry === undefined ? undefined : { registry: options.registry };
   const planned = routes.map((r): Planned => {
     const [template, segments, verb, variables] = r.path;
     return {
@@ -78,7 +80,10 @@ export function createLeanClient<T>(service: string, routes: readonly LeanRoute[
   });
   return createCodecClient<T, Planned>(
     planned,
-    ({ lean }) => ({ write: (request) => writeLean(lean.input, request), read: (json) => readLean(lean.output, json) }),
+    ({ lean }) => ({
+      write: (request) => writeLean(lean.input, request, 1, leanOptions),
+      read: (json) => readLean(lean.output, json, 1, leanOptions),
+    }),
     options,
     profile,
   );

@@ -12,8 +12,10 @@
 // (the client makes it INTERNAL); the wording is not protobuf-es's.
 // 64-bit integers, floats (lean-numbers.ts) and the well-known types
 // (lean-wkt.ts) are objects that the generated tables import, so a bundle
-// holds only what its messages use. google.protobuf.Any and messages outside
-// proto3 are not supported: the plugin refuses them under client=lean.
+// holds only what its messages use. google.protobuf.Any alone is protobuf-es's
+// (lean-any.ts, with the caller's registry): a bundle whose messages have one
+// holds protobuf-es's reflection. Messages outside proto3 are not supported:
+// the plugin refuses them under client=lean.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 
 /** An enum's values: name, number, name, number..., the zero value first. */
@@ -36,8 +38,13 @@ export interface LeanWkt {
   /** JSON null is a value of the type (google.protobuf.Value), not "unset". */
   readonly nullable?: boolean;
   /** The field's value (protobuf-es's representation) from its JSON; throws for JSON that is not one. */
-  read(json: unknown, depth: number, where: string): unknown;
-  write(value: unknown, depth: number, where: string): JsonValue;
+  read(json: unknown, depth: number, where: string, options?: LeanOptions): unknown;
+  write(value: unknown, depth: number, where: string, options?: LeanOptions): JsonValue;
+}
+
+/** What a lean client hands down to the well-known types: the caller's registry, for google.protobuf.Any (lean-any.ts). */
+export interface LeanOptions {
+  readonly registry?: unknown;
 }
 
 /** A wrapper (google.protobuf.StringValue...): its full name and its value's type. */
@@ -151,7 +158,7 @@ const IGNORED = Symbol("ignored");
 const nullIsValue = (f: LeanField) => (f.t as LeanWkt).nullable === true;
 
 /** `fromJson(desc, json, { ignoreUnknownFields: true })` of the message `m`. */
-export function readLean(m: LeanMessage, json: unknown, depth = 1): Obj {
+export function readLean(m: LeanMessage, json: unknown, depth = 1, options?: LeanOptions): Obj {
   if (depth > MAX_DEPTH) fail(`${m.typeName}: nested too deep`);
   if (!isObj(json)) return bad(m.typeName, json);
   const out: Obj = { $typeName: m.typeName };
@@ -178,28 +185,28 @@ export function readLean(m: LeanMessage, json: unknown, depth = 1): Obj {
       if (other !== undefined) fail(`${m.typeName}: oneof ${f.o} set by both ${other.j} and ${f.j}`);
       oneofs.set(f.o, f);
       if (nullSkips) continue;
-      const value = readValue(f, v, depth, true, where);
+      const value = readValue(f, v, depth, true, where, options);
       if (value !== IGNORED) out[f.o] = { case: localOf(f), value };
     } else if (f.c !== undefined) {
-      if (v !== null) readCollection(f, v, depth, out[localOf(f)] as Obj | unknown[], where);
+      if (v !== null) readCollection(f, v, depth, out[localOf(f)] as Obj | unknown[], where, options);
     } else if (v === null && !nullIsValue(f)) {
       // Null unsets: the zero value, or nothing for explicit presence and messages.
       if (hasZero(f)) out[localOf(f)] = zeroOf(f);
       else delete out[localOf(f)];
     } else {
-      const value = readValue(f, v, depth, false, where);
+      const value = readValue(f, v, depth, false, where, options);
       if (value !== IGNORED) out[localOf(f)] = value;
     }
   }
   return out;
 }
 
-function readCollection(f: LeanField, v: unknown, depth: number, into: Obj | unknown[], where: string): void {
+function readCollection(f: LeanField, v: unknown, depth: number, into: Obj | unknown[], where: string, options?: LeanOptions): void {
   if (f.c === "l") {
     if (!Array.isArray(v)) bad(where, v);
     for (const item of v as unknown[]) {
       if (item === null && !nullIsValue(f)) bad(where, null);
-      const value = readValue(f, item, depth, true, where);
+      const value = readValue(f, item, depth, true, where, options);
       if (value !== IGNORED) (into as unknown[]).push(value);
     }
     return;
@@ -212,7 +219,7 @@ function readCollection(f: LeanField, v: unknown, depth: number, into: Obj | unk
     seen.add(key);
     const item = (v as Obj)[k];
     if (item === null && !nullIsValue(f)) bad(where, k);
-    const value = readValue(f, item, depth, true, where);
+    const value = readValue(f, item, depth, true, where, options);
     if (value !== IGNORED) setOwn(into, key, value);
   }
 }
@@ -226,7 +233,7 @@ function mapKey(t: number | LeanScalar, k: string, where: string): string {
 }
 
 /** A singular field's (`boxed`: a list item's, map value's or oneof member's) value. */
-function readValue(f: LeanField, v: unknown, depth: number, boxed: boolean, where: string): unknown {
+function readValue(f: LeanField, v: unknown, depth: number, boxed: boolean, where: string, options?: LeanOptions): unknown {
   const t = f.t;
   switch (kindOf(t)) {
     case "scalar":
@@ -237,11 +244,11 @@ function readValue(f: LeanField, v: unknown, depth: number, boxed: boolean, wher
       return f.s && f.c !== "m" ? String(value) : value;
     }
     case "message":
-      return readLean((t as () => LeanMessage)(), v, depth + 1);
+      return readLean((t as () => LeanMessage)(), v, depth + 1, options);
     case "enum":
       return readEnum((t as { e: LeanEnum }).e, v, where);
     case "wkt":
-      return (t as LeanWkt).read(v, depth + 1, where);
+      return (t as LeanWkt).read(v, depth + 1, where, options);
   }
   const w = t as LeanWrapper;
   const value = typeof w.t === "number" ? readScalar(w.t, v, where) : w.t.read(v, where);
@@ -282,7 +289,7 @@ function readScalar(t: number, v: unknown, where: string): unknown {
  * `toJson(desc, create(desc, init))` of the message `m`: `init` may leave out
  * any field, give nested messages as init shapes too, or be a message.
  */
-export function writeLean(m: LeanMessage, init: unknown, depth = 1): JsonObject {
+export function writeLean(m: LeanMessage, init: unknown, depth = 1, options?: LeanOptions): JsonObject {
   if (depth > MAX_DEPTH) fail(`${m.typeName}: nested too deep`);
   if (!isObj(init)) return bad(m.typeName, init);
   if (init["$typeName"] !== undefined && init["$typeName"] !== m.typeName) bad(m.typeName, init["$typeName"]);
@@ -295,30 +302,30 @@ export function writeLean(m: LeanMessage, init: unknown, depth = 1): JsonObject 
       if (o?.case !== localOf(f)) continue;
       // As create(): a message member without its value is the empty message; any other member needs one.
       const value = o.value === undefined && typeof f.t === "function" ? {} : o.value;
-      out[f.j] = value === undefined || value === null ? bad(where, value) : writeValue(f, value, depth, true, where);
+      out[f.j] = value === undefined || value === null ? bad(where, value) : writeValue(f, value, depth, true, where, options);
       continue;
     }
     v = init[localOf(f)];
     if (v === undefined || v === null) continue;
     if (f.c === "l") {
       if (!Array.isArray(v)) bad(where, v);
-      if ((v as unknown[]).length > 0) out[f.j] = (v as unknown[]).map((x) => writeValue(f, x, depth, true, where));
+      if ((v as unknown[]).length > 0) out[f.j] = (v as unknown[]).map((x) => writeValue(f, x, depth, true, where, options));
     } else if (f.c === "m") {
       if (!isObj(v)) bad(where, v);
       const keys = Object.keys(v as Obj);
       if (keys.length === 0) continue;
       const map: JsonObject = {};
-      for (const k of keys) setOwn(map, k, writeValue(f, (v as Obj)[k], depth, true, where));
+      for (const k of keys) setOwn(map, k, writeValue(f, (v as Obj)[k], depth, true, where, options));
       out[f.j] = map;
     } else if (!hasZero(f) || String(v) !== String(zeroOf(f))) {
       // Implicit presence: the zero value is not written.
-      out[f.j] = writeValue(f, v, depth, false, where);
+      out[f.j] = writeValue(f, v, depth, false, where, options);
     }
   }
   return out;
 }
 
-function writeValue(f: LeanField, v: unknown, depth: number, boxed: boolean, where: string): JsonValue {
+function writeValue(f: LeanField, v: unknown, depth: number, boxed: boolean, where: string, options?: LeanOptions): JsonValue {
   const t = f.t;
   switch (kindOf(t)) {
     case "scalar":
@@ -326,7 +333,7 @@ function writeValue(f: LeanField, v: unknown, depth: number, boxed: boolean, whe
     case "lean":
       return (t as LeanScalar).write(v, where);
     case "message":
-      return writeLean((t as () => LeanMessage)(), v, depth + 1);
+      return writeLean((t as () => LeanMessage)(), v, depth + 1, options);
     case "enum": {
       const e = (t as { e: LeanEnum }).e;
       if (typeof v !== "number" || !Number.isInteger(v)) return bad(where, v);
@@ -334,7 +341,7 @@ function writeValue(f: LeanField, v: unknown, depth: number, boxed: boolean, whe
       return v;
     }
     case "wkt":
-      return (t as LeanWkt).write(v, depth + 1, where);
+      return (t as LeanWkt).write(v, depth + 1, where, options);
   }
   const w = t as LeanWrapper;
   let value = v;
