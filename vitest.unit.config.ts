@@ -5,9 +5,11 @@ import base from "./vitest.config.js";
 // `npm run test:unit`: the fast tests, in this process and its workers. Left
 // out, for `npm test`: package builds (test/e2e/package), scaffolded projects
 // that npm and tsx run (test/plugin/scaffold/scaffold.test.ts), the example agent
-// killed and restarted on a store (test/runtime/agent/kill-restart.test.ts), two
+// killed and restarted on a store (test/runtime/agent/kill-restart.test.ts) and
+// exporting to an OTLP receiver (test/e2e/otel/example-otlp.test.ts), two
 // agents through a PostgreSQL restart in place (db-restart.test.ts) and under
-// a low max_connections (db-exhaustion.test.ts) and frozen (db-freeze.test.ts), the
+// a low max_connections (db-exhaustion.test.ts) and frozen (db-freeze.test.ts),
+// PGlite through a failed disk write (pglite-faults.test.ts), the
 // engine's whole suite again on the SQL store, stores opened from their specs
 // and several instances on one database (engine-sql, open-store, scale-out;
 // the SQL store's own contract, sql-store.test.ts, stays), the googleapis corpus,
@@ -26,9 +28,11 @@ export default mergeConfig(
         "test/e2e/package/**",
         "test/plugin/scaffold/scaffold.test.ts",
         "test/runtime/agent/kill-restart.test.ts",
+        "test/e2e/otel/example-otlp.test.ts",
         "test/runtime/agent/db-restart.test.ts",
         "test/runtime/agent/db-exhaustion.test.ts",
         "test/runtime/agent/db-freeze.test.ts",
+        "test/runtime/agent/pglite-faults.test.ts",
         "test/runtime/agent/engine-sql.test.ts",
         "test/runtime/agent/open-store.test.ts",
         "test/runtime/agent/scale-out.test.ts",

@@ -45,12 +45,12 @@
 // than requests per second on a shared machine.
 //
 // Goals (issue 26 item 10): SDK/engine >= 2x on both cases; engine/floor <= 1.5x.
-import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { agents, CONTEXT_ID, EVENTS, TEXT, UPDATES } from "./agent-executors.mjs";
+import { askChild, forkServer } from "./fork-server.mjs";
 import { pin } from "./pin.mjs";
 import { sdkCard } from "./sdk-card.mjs";
 
@@ -97,17 +97,7 @@ async function main() {
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
 
-  /** Sends `what` to a child (unless `send` is false) and waits for its answer, `{ [what]: value }`. */
-  const ask = (proc, what, send = true) =>
-    new Promise((resolve) => {
-      const on = (m) => {
-        if (m?.[what] === undefined) return;
-        proc.off("message", on);
-        resolve(m[what]);
-      };
-      proc.on("message", on);
-      if (send) proc.send(what);
-    });
+  const ask = askChild;
   /** One flat-out run of `duration` seconds, or of `amount` requests: requests/second and the server's CPU µs per request. */
   const run = async (server, c, duration, amount = undefined) => {
     const before = await ask(server.proc, "cpu");
@@ -121,16 +111,12 @@ async function main() {
   };
   /** A contender's server for one case, in a child process. */
   const spawn = async (name, c) => {
-    const proc = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, BENCH_CHILD: name, BENCH_CASE: c },
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    const port = await new Promise((resolve, reject) => {
-      proc.once("message", resolve);
-      proc.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
-    });
-    if (pinned && !pin(proc.pid, cpus - 1)) throw new Error(`${name}: taskset could not pin the server`);
+    const { proc, port } = await forkServer(
+      fileURLToPath(import.meta.url),
+      name,
+      { BENCH_CHILD: name, BENCH_CASE: c },
+      pinned ? cpus - 1 : undefined,
+    );
     return { name, proc, base: `http://127.0.0.1:${port}` };
   };
   /** Asks the child to exit; kills it if it does not. */

@@ -21,11 +21,16 @@
 // and exits non-zero only when something fails to run, not when a target is
 // missed. protoc-gen-es takes minutes on compute.proto, so it runs once there
 // (--skip-es-compute leaves it out).
+//
+// --baseline=<bin> also runs another build of this plugin (an older commit's
+// packages/plugin/bin/protoc-gen-a2a-http.js, built) on compute.proto and
+// a2a.proto, alternated with this one, and prints the ratios: a change's
+// before and after from one run (bench/README.md, Generation).
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -365,6 +370,27 @@ if (process.argv.includes("--skip-es-compute")) {
   console.log(
     `    protoc-gen-es (one run): wall ${ms(esCompute.wall)}, CPU ${ms(esCompute.cpu)}; ratio ours/protoc-gen-es: wall ${ratio(computeWall, esCompute.wall)}, CPU ${ratio(computeCpu, esCompute.cpu)}`,
   );
+}
+
+const baseline = process.argv.find((a) => a.startsWith("--baseline="))?.slice("--baseline=".length);
+if (baseline !== undefined) {
+  const baseBin = resolve(baseline);
+  for (const [name, bytes] of [
+    ["compute.proto", computeBytes],
+    ["a2a.proto", a2aBytes],
+  ]) {
+    // Alternated, so that both meet the same load on this shared machine.
+    const ours = [];
+    const base = [];
+    for (let i = 0; i < (quick ? 5 : 9); i++) {
+      base.push(runMeasured(baseBin, bytes));
+      ours.push(runMeasured(ourBin, bytes));
+    }
+    const [ow, oc, bw, bc] = [ours, ours, base, base].map((runs, k) => median(runs.map((r) => (k % 2 ? r.cpu : r.wall))));
+    console.log(
+      `    ${name} against --baseline (medians of ${ours.length}, alternated): wall ${ms(ow)} / ${ms(bw)} = ${ratio(ow, bw)}, CPU ${ms(oc)} / ${ms(bc)} = ${ratio(oc, bc)}`,
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -43,9 +43,9 @@
 // reader, the context).
 // Targets: adapter CPU/request at least 0.8x the floor's (Express 0.9x),
 // Fastify and Hono at least 8x the SDK, SSE events/s at least 2x the SDK's.
-import { fork } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { forkServer } from "./fork-server.mjs";
 import { pin } from "./pin.mjs";
 import { TASK_JSON } from "./task.mjs";
 import { sdkCard } from "./sdk-card.mjs";
@@ -89,16 +89,7 @@ async function main() {
     return { rps: r.requests.total / duration, cpu: (after - before) / r.requests.total };
   };
   const spawn = async (name) => {
-    const proc = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, BENCH_CHILD: name },
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    const port = await new Promise((resolve, reject) => {
-      proc.once("message", resolve);
-      proc.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
-    });
-    if (pinned && !pin(proc.pid, cpus - 1)) throw new Error(`${name}: taskset could not pin the server`);
+    const { proc, port } = await forkServer(fileURLToPath(import.meta.url), name, { BENCH_CHILD: name }, pinned ? cpus - 1 : undefined);
     return { name, proc, base: `http://127.0.0.1:${port}/a2a` };
   };
   const stop = async (server) => {

@@ -36,7 +36,11 @@
 // message to the server's last ServerResponse write (or end) of the event,
 // the child wrapping write and end (keep-alive comments, ":", left out);
 // p50 and p99 over the K events. On a small machine the client's fan-out is
-// mostly the client's own reading of N sockets (see the floor's).
+// mostly the client's own reading of N sockets (see the floor's). "CPU/event"
+// is the server process's CPU time (process.cpuUsage, user + system) from a
+// step message to the next, p50 over the events: the same fan-out as work
+// done, which other processes on a loaded machine stretch far less than the
+// wall time of "written".
 //
 // Memory: each server runs with --expose-gc and, asked over IPC, collects
 // twice and reports process.memoryUsage(): before the task(s), with the
@@ -329,7 +333,7 @@ async function cycle(server, n, shape, events, gap) {
   // The last event ends every stream: give the ends a moment to arrive.
   for (let i = 0; i < 100 && closed < n; i++) await new Promise((r) => setTimeout(r, 50));
   agent.destroy();
-  const written = await ask(proc, "writes");
+  const { written, cpus } = await ask(proc, "writes");
 
   const spreads = [];
   const lags = [];
@@ -355,6 +359,7 @@ async function cycle(server, n, shape, events, gap) {
     spreads,
     lags,
     written,
+    cpus,
     missing,
     wrong,
     closed,
@@ -386,10 +391,11 @@ function report(rows, n, shape, events, frameworks) {
     lag99: pct(r.lags, 99),
     w50: pct(r.written, 50),
     w99: pct(r.written, 99),
+    c50: pct(r.cpus, 50),
   });
   const head = shape === "many" ? "  task+stream heap / RSS KB" : "";
   console.log(
-    `contender     heap/stream KB  RSS/stream KB${head}  fan-out p50 ms  p99 ms  lag p99 ms  written p50 ms  p99 ms  every event  closed`,
+    `contender     heap/stream KB  RSS/stream KB${head}  fan-out p50 ms  p99 ms  lag p99 ms  written p50 ms  p99 ms  CPU/event ms  every event  closed`,
   );
   const figs = new Map();
   for (const r of rows) {
@@ -406,6 +412,7 @@ function report(rows, n, shape, events, frameworks) {
       f.lag99.toFixed(1).padStart(11),
       f.w50.toFixed(1).padStart(15),
       f.w99.toFixed(1).padStart(7),
+      f.c50.toFixed(1).padStart(13),
       (ok ? "yes" : `NO: ${r.missing} missing, ${r.wrong} wrong, ${r.errors} errors`).padStart(12),
       `${r.closed}/${n}`.padStart(7),
     ];
@@ -423,12 +430,12 @@ function report(rows, n, shape, events, frameworks) {
     console.log(
       `ours-${f}: heap per stream ours/SDK ${x(o.heap, sdk.heap)}, ours/floor ${x(o.heap, floor.heap)} (goal <= 1.5x)` +
         `${task}; fan-out p99 ours/SDK ${x(o.p99, sdk.p99)} (${o.p99.toFixed(1)} ms; goal at 10,000: < 100 ms), ours/floor ${x(o.p99, floor.p99)}; ` +
-        `written p99 ours/SDK ${x(o.w99, sdk.w99)}, ours/floor ${x(o.w99, floor.w99)}`,
+        `written p99 ours/SDK ${x(o.w99, sdk.w99)}, ours/floor ${x(o.w99, floor.w99)}; CPU per event ours/SDK ${x(o.c50, sdk.c50)}`,
     );
   }
   console.log(
     `(fan-out: first to last stream per event at the client, over ${events} events; lag: per stream and event, after the first arrival; ` +
-      "written: from the server's step message to its last write of the event, over the events)",
+      "written: from the server's step message to its last write of the event, over the events; CPU/event: the server process's CPU time from a step message to the next, p50)",
   );
 }
 
@@ -452,6 +459,10 @@ async function child(which) {
   let stepAt = 0;
   let lastWrite = 0;
   let written = [];
+  // The server's CPU time (user + system) from each step message to the next: its fan-out work, which the
+  // machine's load stretches far less than the wall time of "written".
+  let stepCpu;
+  let cpus = [];
   const timed = (write) =>
     function (chunk, ...rest) {
       if (stepAt !== 0 && chunk != null && chunk.length > 0 && (typeof chunk === "string" ? chunk.charCodeAt(0) : chunk[0]) !== 58) {
@@ -462,7 +473,11 @@ async function child(which) {
   http.ServerResponse.prototype.write = timed(http.ServerResponse.prototype.write);
   http.ServerResponse.prototype.end = timed(http.ServerResponse.prototype.end);
   const closeStep = () => {
-    if (stepAt !== 0) written.push(Math.max(0, lastWrite - stepAt));
+    if (stepAt !== 0) {
+      written.push(Math.max(0, lastWrite - stepAt));
+      const c = process.cpuUsage(stepCpu);
+      cpus.push((c.user + c.system) / 1000);
+    }
     stepAt = 0;
   };
   process.on("message", (m) => {
@@ -472,17 +487,20 @@ async function child(which) {
       process.send({ mem: process.memoryUsage() });
     } else if (m === "writes") {
       closeStep();
-      process.send({ writes: written });
+      process.send({ writes: { written, cpus } });
       written = [];
+      cpus = [];
     } else if (m === "reset") {
       gates = new Map();
       written = [];
+      cpus = [];
       process.send({ reset: true });
     } else if (m === "exit") {
       process.exit(0);
     } else if (m?.step !== undefined) {
       closeStep();
       stepAt = performance.now();
+      stepCpu = process.cpuUsage();
       lastWrite = stepAt;
       onStep(m.step);
     }

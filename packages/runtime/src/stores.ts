@@ -16,11 +16,13 @@ import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync, re
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createMemoryStore, type MemoryStoreOptions } from "./agent/memory-store.js";
-import type { AgentStore } from "./agent/store.js";
+import { StoreUnavailableError, type AgentStore } from "./agent/store.js";
 import { connectPostgres, openPglite, redact, type SqlClient } from "./agent/sql/client.js";
 import { SchemaOutdatedError, SchemaTooNewError, SCHEMA_VERSION, checkSchema, migrate } from "./agent/sql/migrations.js";
 import { createSqlStore, type SqlStoreOptions } from "./agent/sql/store.js";
 import { sqlPing } from "./agent/sql/probe.js";
+import { storeFault } from "./agent/sql/unavailable.js";
+import { defaultReport, throttleStoreFaults } from "./agent/fault-reports.js";
 import { consoleLogger, type Logger } from "./logger.js";
 
 export { connectPostgres, openPglite, redact } from "./agent/sql/client.js";
@@ -122,7 +124,8 @@ export interface OpenStoreOptions extends Omit<SqlStoreOptions, "migrate"> {
   readonly log?: (line: string) => void;
   /**
    * Where the store line goes (unless `log` is given) and, unless `onError`
-   * is given, the SQL store's errors (`error`, with `err`). Default
+   * is given, the SQL store's errors (`error`, with `err`; the database away
+   * as one `warn` line per kind of fault per 30 s). Default
    * {@link consoleLogger}: `console.log` for the line, `console.error` for errors.
    */
   readonly logger?: Logger;
@@ -165,12 +168,20 @@ export async function openStore(spec: string | undefined, options: OpenStoreOpti
     poolTimeoutMs: _p,
     statementTimeoutMs: _s,
     migrate: wantMigrate,
-    logger: given,
+    logger: _logger,
     ...sqlOptions
   } = options;
-  // The SQL store's and its driver's errors go to the logger when one is given (else their own default, the console).
-  const onError = sqlOptions.onError ?? (given ? (e: unknown) => given.error({ err: e }, "a2a-http store") : undefined);
-  const errors = onError ? { onError } : {};
+  // The SQL store's and its driver's errors go to the logger, an outage's as a line per kind now and then (fault-reports.ts):
+  // every pooled connection reports the server's restart, each with the driver's whole error.
+  const report = throttleStoreFaults(defaultReport(logger));
+  const onError =
+    sqlOptions.onError ??
+    ((e: unknown) => {
+      const fault = storeFault(e);
+      if (fault instanceof StoreUnavailableError) report(fault);
+      else logger.error({ err: e }, "a2a-http store");
+    });
+  const errors = { onError };
   const db = await openDatabase(parsed, { ...options, ...errors });
   let store: AgentStore;
   try {

@@ -23,13 +23,32 @@ export interface ServerCallStart {
   readonly service: string;
   /** The proto method's name, e.g. `SendMessage`. */
   readonly method: string;
-  /** The request headers: the caller's `traceparent`, `tracestate` and `baggage` are read from them, nothing else. */
-  readonly headers: Headers;
+  /**
+   * A request header by lower-case name: the caller's `traceparent`,
+   * `tracestate` and `baggage` are read, nothing else (a lookup, not a
+   * Headers object, which some adapters build only when asked).
+   */
+  readonly header: (name: string) => string | undefined;
+  /** The request's header names, for a propagator that looks through them all (W3C's do not). */
+  readonly headerNames: () => Iterable<string>;
   /** The HTTP method (HTTP+JSON, JSON-RPC). */
   readonly httpMethod?: string | undefined;
   /** The matched path template (HTTP+JSON), never the path itself: it holds ids. */
   readonly route?: string | undefined;
   readonly streaming: boolean;
+}
+
+/**
+ * A Headers' names, for {@link ServerCallStart.headerNames}: by `forEach`,
+ * which every lib typing of Headers has (`keys()` needs DOM.Iterable, which
+ * the package's own and its users' strict tsconfigs need not hold).
+ */
+export function headerNamesOf(headers: Headers): string[] {
+  const names: string[] = [];
+  headers.forEach((_value, name) => {
+    names.push(name);
+  });
+  return names;
 }
 
 /** The ids of A2A a span is about (never content). */
@@ -75,12 +94,14 @@ export type TraceContext = object;
 export type PushOutcome = "ok" | "retry" | "failed";
 
 export interface Telemetry {
+  /**
+   * Whether anything would be recorded: false while the providers are the
+   * API's no-ops (no SDK registered yet), when the runtime skips all of it
+   * as if telemetry were off; true from the first time it is not.
+   */
+  recording(): boolean;
   /** A server call begins (a SERVER span, child of the caller's trace context). */
   serverCall(start: ServerCallStart): ServerSpan;
-  /** The server span a handler context belongs to, if the call is traced. */
-  spanOf(ctx: object): ServerSpan | undefined;
-  /** Ties a handler context to its call's span (for {@link spanOf}). */
-  bind(ctx: object, span: ServerSpan): void;
   /** An executor run starts on a task, from the request whose span is `parent` (if traced). */
   executorRun(parent: ServerSpan | undefined, ids: A2AIds, continued: boolean): RunSpan;
   /** The active trace context, to continue later (a push delivery queued now). */
@@ -112,5 +133,38 @@ export interface Telemetry {
   ids(): { traceId: string; spanId: string } | undefined;
 }
 
-/** The installed telemetry, or undefined (the default): the one field hot paths read. */
-export const telemetry: { on: Telemetry | undefined } = { on: undefined };
+/** Where a request or handler context keeps its call's span (a property, cheaper than a WeakMap's entry per request). */
+const SPAN: unique symbol = Symbol("a2a-http server span");
+
+/** Ties a request or handler context to its call's span (for {@link spanOf}). */
+export function bindSpan(target: object, span: ServerSpan): void {
+  (target as { [SPAN]?: ServerSpan })[SPAN] = span;
+}
+
+/** The server span a request or handler context belongs to, if the call is traced. */
+export function spanOf(target: object): ServerSpan | undefined {
+  return (target as { [SPAN]?: ServerSpan })[SPAN];
+}
+
+let installed: Telemetry | undefined;
+
+/** Installs `t` (undefined: none, the default); `enableOpenTelemetry` calls it. */
+export function installTelemetry(t: Telemetry | undefined): void {
+  installed = t;
+}
+
+/** What {@link installTelemetry} installed last, recording or not. */
+export function installedTelemetry(): Telemetry | undefined {
+  return installed;
+}
+
+/**
+ * The one field hot paths read: the installed telemetry while it records,
+ * else undefined (the default: nothing installed).
+ */
+export const telemetry: { readonly on: Telemetry | undefined } = {
+  get on() {
+    const t = installed;
+    return t?.recording() ? t : undefined;
+  },
+};

@@ -59,15 +59,19 @@ function startExample(env: NodeJS.ProcessEnv, args: string[] = [], preload: stri
       const m = /HTTP\+JSON on (http:\/\/[\d.:]+),/.exec(out);
       if (m) ok({ url: m[1]!, process: child, stderr: () => err });
     });
-    child.once("exit", (code) => fail(new Error(`the example exited (${code}) before listening:\n${out}\n${err}`)));
+    child.once("close", (code) => fail(new Error(`the example exited (${code}) before listening:\n${out}\n${err}`)));
   });
 }
 
-/** SIGTERM, as an orchestrator stops it; resolves with its exit code once it has flushed and exited. */
+/**
+ * SIGTERM, as an orchestrator stops it; resolves with its exit code once it
+ * has flushed and exited and all it wrote has been read ("close", not "exit",
+ * which may come before the last of its stderr).
+ */
 function stop(child: Child | undefined): Promise<number | null> {
   if (!child || child.process.exitCode !== null) return Promise.resolve(child?.process.exitCode ?? null);
   return new Promise((ok) => {
-    child.process.once("exit", (code) => ok(code));
+    child.process.once("close", (code) => ok(code));
     child.process.kill("SIGTERM");
   });
 }
@@ -134,7 +138,7 @@ describe.each(["http/json", "http/protobuf"])("the example agent exporting over 
   });
 
   it("sends metrics with the service name", async () => {
-    await receiver.until(() => receiver.metrics.some((m) => m.service === service && m.name === "rpc.server.duration"));
+    await receiver.until(() => receiver.metrics.some((m) => m.service === service && m.name === "http.server.request.duration"));
     const type = protocol === "http/json" ? "application/json" : "application/x-protobuf";
     expect(receiver.contentTypes.filter((t) => t.startsWith("/v1/metrics")).every((t) => t.includes(type))).toBe(true);
   });
@@ -228,7 +232,7 @@ describe("the example agent without OpenTelemetry's environment", () => {
     );
     let err = "";
     child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const code = await new Promise((ok) => child.once("exit", ok));
+    const code = await new Promise((ok) => child.once("close", ok));
     expect(code).toBe(2);
     expect(err).toContain("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: set it to http/protobuf");
   });

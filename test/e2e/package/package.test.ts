@@ -8,8 +8,10 @@
 //   `npm run generate`, its own `npm test`, npm start, the card and SendMessage
 //   (the echo executor's COMPLETED task) on the three bindings, and A2A v0.3's
 //   clients (@a2a-js/sdk 0.3.14 from this repository) on JSON-RPC and REST;
-// - the production install of the Hono agent (npm install --omit=dev), measured,
-//   serving from its build, without the optional peers pg and PGlite;
+// - the production install of the Hono agent (npm ci --omit=dev), measured
+//   without OpenTelemetry's SDK (--omit=optional: the 12 MB budget) and with it,
+//   serving from its build, without the optional peers pg and PGlite; with the
+//   SDK and OTEL_EXPORTER_OTLP_ENDPOINT it exports its spans to a receiver;
 // - the runtime's bin, `a2a-http migrate`, from the installed tarball: without
 //   pg or PGlite it names the package to install; with them it migrates a
 //   directory and (with DATABASE_URL) a PostgreSQL database.
@@ -31,6 +33,7 @@ import { A2AService, SendMessageRequestSchema } from "../../../gen/a2a_pb.js";
 import { A2AService as A2AServiceV03, Role as RoleV03 } from "../../../gen/a2a-v0_3_pb.js";
 import { createScratchDatabase } from "../../scratch-database.js";
 import { docRecipes, recipe, shellRecipes } from "./recipes.js";
+import { startOtlpReceiver } from "../otel/otlp-receiver.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..", "..");
@@ -115,7 +118,7 @@ describe("the packed packages", () => {
     expect(plugin.version).toBe(version);
     expect(runtime.version).toBe(version);
     expect(plugin.dependencies["a2a-http"]).toBe(version);
-    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "ipaddr.js"]);
+    expect(Object.keys(runtime.dependencies).sort()).toEqual(["@bufbuild/protobuf", "eventsource-parser", "ipaddr.js"]);
     // The SQL store's drivers are optional peers: an agent on the memory store installs neither.
     expect(runtime.peerDependencies).toMatchObject({ pg: "^8.0.3", "@electric-sql/pglite": "^0.5.0 || ^0.6.0" });
     expect(runtime.peerDependenciesMeta).toMatchObject({ pg: { optional: true }, "@electric-sql/pglite": { optional: true } });
@@ -232,7 +235,7 @@ function start(
   dir: string,
   script: string[],
   env: Record<string, string> = { PORT: "0", GRPC_PORT: "0" },
-): Promise<{ url: string; child: ChildProcess }> {
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const child = spawn("npm", script, {
     cwd: dir,
     env: { ...npmEnv, HOST: "127.0.0.1", ...env },
@@ -247,7 +250,7 @@ function start(
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1]!, child });
+        resolve({ url: m[1]!, child, output: () => out });
       }
     };
     child.stdout!.on("data", read);
@@ -599,34 +602,73 @@ describe.each(["express", "fastify", "hono"] as const)("a %s agent scaffolded fr
   }, 300_000);
 });
 
-test("the Hono agent's production install is small and serves from its build", async () => {
+/** The Hono agent's production install (`npm ci` + `args`) in a folder of its own, with its build; its size in MB on disk. */
+async function productionInstall(name: string, ...args: string[]): Promise<{ dir: string; disk: number }> {
   const dir = join(work, "agent-hono");
-  expect(existsSync(join(dir, "node_modules")), "the Hono scaffold test runs first").toBe(true);
-  await npm(dir, "run", "build");
-  const prod = join(work, "prod-hono");
+  const prod = join(work, name);
   mkdirSync(prod);
   for (const f of ["package.json", "package-lock.json"]) cpSync(join(dir, f), join(prod, f));
   cpSync(join(dir, "dist"), join(prod, "dist"), { recursive: true });
-  await npm(prod, "ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund");
+  await npm(prod, "ci", ...args, "--prefer-offline", "--no-audit", "--no-fund");
   const fileMb = du(join(prod, "node_modules")) / (1 << 20);
   // what the disk holds (blocks), which is what `du -sh` shows and the larger figure
   const disk = Number((await run("du", ["-sk", join(prod, "node_modules")])).stdout.split("\t")[0]) / 1024;
   console.log(
-    `production install of the Hono agent: ${disk.toFixed(1)} MB of node_modules on disk, ${fileMb.toFixed(1)} MB of files ` +
+    `production install of the Hono agent (npm ci ${args.join(" ")}): ${disk.toFixed(1)} MB of node_modules on disk, ${fileMb.toFixed(1)} MB of files ` +
       `(${readdirSync(join(prod, "node_modules"))
         .filter((n) => !n.startsWith("."))
         .join(", ")})`,
   );
+  return { dir: prod, disk };
+}
+
+test("the Hono agent's production install without OpenTelemetry is small and serves from its build", async () => {
+  const dir = join(work, "agent-hono");
+  expect(existsSync(join(dir, "node_modules")), "the Hono scaffold test runs first").toBe(true);
+  await npm(dir, "run", "build");
+  const { dir: prod, disk } = await productionInstall("prod-hono", "--omit=dev", "--omit=optional");
   expect(disk).toBeLessThanOrEqual(12);
-  // The store drivers are optional peers: not installed unless the agent adds them.
+  // The store drivers are optional peers, OpenTelemetry's SDK optional dependencies: not installed.
   const installed = readdirSync(join(prod, "node_modules"));
   expect(installed).not.toContain("pg");
   expect(installed).not.toContain("@electric-sql");
-  const { url, child } = await start(prod, ["run", "serve"]);
+  expect(installed).not.toContain("@opentelemetry");
+  // Asked to export without the SDK: it serves, and one line names what to install.
+  const { url, child, output } = await start(prod, ["run", "serve"], {
+    PORT: "0",
+    GRPC_PORT: "0",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+  });
   try {
     await expectAgent(url);
+    expect(output()).toContain(
+      "its SDK is not installed, so nothing is exported: npm install @opentelemetry/api @opentelemetry/context-async-hooks",
+    );
   } finally {
     stop(child);
+  }
+}, 300_000);
+
+test("the Hono agent's production install with OpenTelemetry exports its spans over OTLP/HTTP", async () => {
+  expect(existsSync(join(work, "agent-hono", "dist")), "the test above builds it").toBe(true);
+  const { dir: prod } = await productionInstall("prod-hono-otel", "--omit=dev");
+  expect(readdirSync(join(prod, "node_modules", "@opentelemetry"))).toContain("sdk-trace");
+  const receiver = await startOtlpReceiver();
+  const { url, child, output } = await start(prod, ["run", "serve"], {
+    PORT: "0",
+    GRPC_PORT: "0",
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+  });
+  try {
+    await expectAgent(url);
+    // Logged after "listening on", which start() waits for.
+    await receiver.until(() => output().includes(`OpenTelemetry: traces to ${receiver.url} (http/protobuf)`));
+    // The service name defaults to the package's (the project folder's name).
+    await receiver.until(() => receiver.spans.some((s) => s.service === "agent-hono" && s.kind === 2));
+  } finally {
+    stop(child);
+    await receiver.close();
   }
 }, 300_000);
 

@@ -506,6 +506,15 @@ describe("the scaffolded main.ts takes its ports from the environment when it st
     [{ GRPC_MAX_STREAMS: "0" }, "GRPC_MAX_STREAMS=0 is not a whole number of at least 1"],
     [{ GRPC_IDLE_MS: "5s" }, "GRPC_IDLE_MS=5s is not a whole number of at least 0"],
     [{ ALLOWED_HOSTS: "agent.example/x" }, 'ALLOWED_HOSTS=agent.example/x: allowedHosts: "agent.example/x" is not a host name'],
+    // OpenTelemetry's environment (src/telemetry.ts): OTLP over gRPC is not shipped, and says what to use.
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+      "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: set it to http/protobuf",
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_TRACES_SAMPLER: "sometimes" },
+      "OTEL_TRACES_SAMPLER=sometimes: give always_on",
+    ],
   ])(
     "%j is refused in one line",
     async (env, message) => {

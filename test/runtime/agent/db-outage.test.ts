@@ -39,6 +39,12 @@ describe("what a database error means to the engine (storeFault)", () => {
     const cancelled = storeFault(withCode("canceling statement due to statement timeout", "57014", "ERROR"));
     expect((cancelled as StoreUnavailableError).mayHaveWritten).toBe(false);
     expect((storeFault(new Error("Query read timeout")) as StoreUnavailableError).mayHaveWritten).toBe(true);
+    // A crash (a WAL write failed on a full disk): the database restarts, and the commit may have been made.
+    const panic = storeFault(withCode('could not write to log file "000000010000000000000001"', "53100", "PANIC"));
+    expect((panic as StoreUnavailableError).mayHaveWritten).toBe(true);
+    expect(storeFault(withCode("could not extend file: No space left on device", "53100", "ERROR"))).not.toBeInstanceOf(
+      StoreUnavailableError,
+    );
     // The server's refusal of the statement itself, and our own bugs, stay what they are.
     const unique = withCode("duplicate key value violates unique constraint", "23505", "ERROR");
     expect(storeFault(unique)).toBe(unique);

@@ -153,6 +153,14 @@ describe("HTTP+JSON and JSON-RPC on every adapter", () => {
         });
         expect(rpc.status).toBe(200);
         await expectServed("SendMessage", "jsonrpc");
+        const m = await metricsByName();
+        const points = (name: string) => m.get(name)?.dataPoints.map((p) => p.attributes) ?? [];
+        expect(points("rpc.server.duration")).toContainEqual(
+          expect.objectContaining({ "rpc.system": "jsonrpc", "rpc.method": "SendMessage" }),
+        );
+        expect(points("http.server.request.duration")).toContainEqual(
+          expect.objectContaining({ "http.route": "/message:send", "http.response.status_code": 200, "rpc.response.status_code": "OK" }),
+        );
       } finally {
         await s.close();
         await agent.close();
@@ -175,6 +183,7 @@ describe("HTTP+JSON and JSON-RPC on every adapter", () => {
       const span = await spanNamed((s) => s.attributes["rpc.method"] === "GetTask", "GetTask");
       expect(span.name).toBe("GET /tasks/{id=*}");
       expect(span.attributes["rpc.response.status_code"]).toBe("NOT_FOUND");
+      expect(span.attributes["a2a.task.id"], "the task the rpc names").toBe("nope");
       expect(span.attributes["http.response.status_code"]).toBe(404);
       expect(span.status.code).toBe(2);
     } finally {
@@ -285,7 +294,6 @@ describe("one trace across agents and the webhook", () => {
       expectNothingSecret();
       const m = await metricsByName();
       for (const name of [
-        "rpc.server.duration",
         "http.server.request.duration",
         "rpc.client.duration",
         "a2a.tasks.started",
@@ -352,6 +360,63 @@ test("enableOpenTelemetry's off switch: the hook is empty again, and nothing mor
   }
   // Propagation is the given propagator's, not the global one (none is registered here).
   expect(propagation.fields()).toEqual([]);
+});
+
+test("a tracer or propagator that throws fails no request: the spans are then non-recording, the trace headers left out", async () => {
+  disable();
+  const fail = () => {
+    throw new Error("broken telemetry");
+  };
+  const off = enableOpenTelemetry({
+    tracerProvider: { getTracer: () => ({ startSpan: fail, startActiveSpan: fail }) } as never,
+    meterProvider,
+    propagator: { extract: fail, inject: fail, fields: () => [] },
+  });
+  const agent = createA2AServiceAgent(echo, { card });
+  const s = await startBoth("express", agent);
+  try {
+    const rest = await fetch(`${s.origin}/message:send`, { method: "POST", headers, body: JSON.stringify({ message }) });
+    expect(rest.status).toBe(200);
+    const rpc = await fetch(`${s.origin}/jsonrpc`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } }),
+    });
+    expect(((await rpc.json()) as { result?: unknown }).result).toBeDefined();
+  } finally {
+    await s.close();
+    await agent.close();
+    off();
+    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+  }
+});
+
+test("enabled on the global providers with no SDK registered: dormant (nothing done, as off) until an SDK registers", async () => {
+  disable();
+  const { telemetry } = await import("../../../packages/runtime/src/telemetry.js");
+  const off = enableOpenTelemetry();
+  try {
+    expect(telemetry.on, "the API's no-op providers: nothing to record").toBeUndefined();
+    const agent = createA2AServiceAgent(echo, { card });
+    const s = await startBoth("hono", agent);
+    try {
+      await fetch(`${s.origin}/message:send`, { method: "POST", headers, body: JSON.stringify({ message }) });
+      expect(finished()).toEqual([]);
+      trace.setGlobalTracerProvider(tracerProvider);
+      propagation.setGlobalPropagator(propagator);
+      expect(telemetry.on, "an SDK registered").toBeDefined();
+      await fetch(`${s.origin}/message:send`, { method: "POST", headers, body: JSON.stringify({ message }) });
+      await expectServed("SendMessage", "http");
+    } finally {
+      await s.close();
+      await agent.close();
+    }
+  } finally {
+    off();
+    trace.disable();
+    propagation.disable();
+    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+  }
 });
 
 test("without enableOpenTelemetry, nothing imports @opentelemetry/api: only otel/ does, and it imports no node:", () => {

@@ -166,7 +166,11 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ["src/main.ts", render("main.ts.hbs", context)],
     ["scripts/generate-if-needed.mjs", render("generate-if-needed.mjs.hbs", context)],
   ]);
-  const copies = new Map<string, string>([[`proto/${protoFile}`, protoPath]]);
+  // src/telemetry.ts is a plain TypeScript file, the one the repository's example agent runs too.
+  const copies = new Map<string, string>([
+    [`proto/${protoFile}`, protoPath],
+    ["src/telemetry.ts", join(templateDir, "telemetry.ts")],
+  ]);
   if (v03Proto) copies.set(`proto/${v03ProtoFile}`, v03Proto);
   for (const name of googleApiProtos) {
     copies.set(`proto/google/api/${name}`, join(googleApiDir(), name));

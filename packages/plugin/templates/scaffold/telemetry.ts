@@ -92,10 +92,43 @@ function millis(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   return n;
 }
 
+const samplers = ["always_on", "always_off", "traceidratio"];
+
+/** What the environment asks for, checked before anything is imported; undefined for no export. */
+function settingsOf(env: NodeJS.ProcessEnv) {
+  if (env["OTEL_SDK_DISABLED"]?.trim().toLowerCase() === "true") return undefined;
+  const traces = exportOf(env, "TRACES");
+  const metrics = exportOf(env, "METRICS");
+  if (!traces && !metrics) return undefined;
+  const sampler = env["OTEL_TRACES_SAMPLER"]?.trim().toLowerCase() || "parentbased_always_on";
+  if (!samplers.includes(sampler.replace(/^parentbased_/, ""))) {
+    throw new TelemetryConfigError(
+      `OTEL_TRACES_SAMPLER=${env["OTEL_TRACES_SAMPLER"]}: give always_on, always_off, traceidratio or parentbased_ with one of those`,
+    );
+  }
+  const ratioRaw = env["OTEL_TRACES_SAMPLER_ARG"]?.trim();
+  const ratio = ratioRaw ? Number(ratioRaw) : 1;
+  if (sampler.endsWith("traceidratio") && !(ratio >= 0 && ratio <= 1)) {
+    throw new TelemetryConfigError(`OTEL_TRACES_SAMPLER_ARG=${ratioRaw}: give a ratio from 0 to 1`);
+  }
+  const metricInterval = millis(env, "OTEL_METRIC_EXPORT_INTERVAL", 60000);
+  return {
+    traces,
+    metrics,
+    sampler,
+    ratio,
+    spanDelay: millis(env, "OTEL_BSP_SCHEDULE_DELAY", 5000),
+    spanTimeout: millis(env, "OTEL_BSP_EXPORT_TIMEOUT", 30000),
+    metricInterval,
+    // The reader refuses a timeout longer than the interval (OTEL_METRIC_EXPORT_INTERVAL=1000 alone would fail).
+    metricTimeout: Math.min(millis(env, "OTEL_METRIC_EXPORT_TIMEOUT", 30000), metricInterval),
+    logLevel: env["OTEL_LOG_LEVEL"]?.trim(),
+  };
+}
+
 /** True when the environment asks for export; throws TelemetryConfigError for what it cannot do. */
 export function telemetryWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env["OTEL_SDK_DISABLED"]?.trim().toLowerCase() === "true") return false;
-  return exportOf(env, "TRACES") !== undefined || exportOf(env, "METRICS") !== undefined;
+  return settingsOf(env) !== undefined;
 }
 
 /**
@@ -107,9 +140,9 @@ export function telemetryWanted(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry | undefined> {
   const env = options.env ?? process.env;
-  if (!telemetryWanted(env)) return undefined;
-  const traces = exportOf(env, "TRACES");
-  const metrics = exportOf(env, "METRICS");
+  const settings = settingsOf(env);
+  if (!settings) return undefined;
+  const { traces, metrics } = settings;
   let sdk: Awaited<ReturnType<typeof importSdk>>;
   try {
     sdk = await importSdk(traces, metrics);
@@ -122,9 +155,8 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     return undefined;
   }
   const { api, core } = sdk;
-  const logLevel = env["OTEL_LOG_LEVEL"]?.trim();
   // The SDK reports failed exports through its diagnostic logger, silent unless asked.
-  if (logLevel) api.diag.setLogger(new api.DiagConsoleLogger(), core.diagLogLevelFromString(logLevel));
+  if (settings.logLevel) api.diag.setLogger(new api.DiagConsoleLogger(), core.diagLogLevelFromString(settings.logLevel));
   // Later merges win: the default's unknown_service, then the agent's name, then OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES.
   const resource = sdk.resources
     .defaultResource()
@@ -141,12 +173,12 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   if (traces && sdk.trace && sdk.traceExporter) {
     tracerProvider = new sdk.trace.TracerProvider({
       resource,
-      sampler: samplerOf(env, sdk.trace),
+      sampler: samplerOf(settings.sampler, settings.ratio, sdk.trace),
       spanProcessors: [
         new sdk.trace.BatchSpanProcessor({
           exporter: new sdk.traceExporter.OTLPTraceExporter(),
-          scheduledDelayMillis: millis(env, "OTEL_BSP_SCHEDULE_DELAY", 5000),
-          exportTimeoutMillis: millis(env, "OTEL_BSP_EXPORT_TIMEOUT", 30000),
+          scheduledDelayMillis: settings.spanDelay,
+          exportTimeoutMillis: settings.spanTimeout,
         }),
       ],
     });
@@ -154,15 +186,13 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   }
   let meterProvider: (MeterProvider & { shutdown(): Promise<void> }) | undefined;
   if (metrics && sdk.metrics && sdk.metricExporter) {
-    const interval = millis(env, "OTEL_METRIC_EXPORT_INTERVAL", 60000);
     meterProvider = new sdk.metrics.MeterProvider({
       resource,
       readers: [
         new sdk.metrics.PeriodicExportingMetricReader({
           exporter: new sdk.metricExporter.OTLPMetricExporter(),
-          exportIntervalMillis: interval,
-          // The reader refuses a timeout longer than the interval (OTEL_METRIC_EXPORT_INTERVAL=1000 alone would fail).
-          exportTimeoutMillis: Math.min(millis(env, "OTEL_METRIC_EXPORT_TIMEOUT", 30000), interval),
+          exportIntervalMillis: settings.metricInterval,
+          exportTimeoutMillis: settings.metricTimeout,
         }),
       ],
     });
@@ -220,23 +250,12 @@ async function importSdk(traces: Protocol | undefined, metrics: Protocol | undef
   return { api, core, resources, contextAsyncHooks, a2a, trace, traceExporter, metrics: metricsSdk, metricExporter };
 }
 
-/** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG; default parentbased_always_on. */
-function samplerOf(env: NodeJS.ProcessEnv, sdk: typeof import("@opentelemetry/sdk-trace")) {
-  const name = env["OTEL_TRACES_SAMPLER"]?.trim().toLowerCase() || "parentbased_always_on";
-  const argRaw = env["OTEL_TRACES_SAMPLER_ARG"]?.trim();
-  const ratio = argRaw ? Number(argRaw) : 1;
-  if (name.endsWith("traceidratio") && !(ratio >= 0 && ratio <= 1)) {
-    throw new TelemetryConfigError(`OTEL_TRACES_SAMPLER_ARG=${argRaw}: give a ratio from 0 to 1`);
-  }
+/** The sampler OTEL_TRACES_SAMPLER names (checked by settingsOf), with OTEL_TRACES_SAMPLER_ARG's ratio. */
+function samplerOf(name: string, ratio: number, sdk: typeof import("@opentelemetry/sdk-trace")) {
   const root = name.endsWith("always_off")
     ? new sdk.AlwaysOffSampler()
     : name.endsWith("traceidratio")
       ? new sdk.TraceIdRatioBasedSampler(ratio)
       : new sdk.AlwaysOnSampler();
-  const known = ["always_on", "always_off", "traceidratio"];
-  if (known.includes(name)) return root;
-  if (name.startsWith("parentbased_") && known.includes(name.slice("parentbased_".length))) return new sdk.ParentBasedSampler({ root });
-  throw new TelemetryConfigError(
-    `OTEL_TRACES_SAMPLER=${env["OTEL_TRACES_SAMPLER"]}: give always_on, always_off, traceidratio or parentbased_ with one of those`,
-  );
+  return name.startsWith("parentbased_") ? new sdk.ParentBasedSampler({ root }) : root;
 }

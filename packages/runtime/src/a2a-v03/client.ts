@@ -5,6 +5,7 @@
 // chooses it from a v0.3 card; `a2aVersion: "0.3"` in the client's options
 // turns it on.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { EventSourceMessage } from "eventsource-parser";
 import { JSON_MEDIA_TYPE } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import { fromJsonRpcError } from "../jsonrpc/errors.js";
@@ -13,7 +14,6 @@ import { readBounded } from "../client/body.js";
 import { clientError } from "../client/client-error.js";
 import type { ClientOptions } from "../client/options.js";
 import { rpcErrorFromStatusJson } from "../client/status.js";
-import type { SseEvent } from "../client/sse.js";
 import { SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-client.js";
 import { A2A_V03 } from "./common.js";
 import * as rest from "./proto-json.js";
@@ -196,7 +196,7 @@ export function a2aV03RestWire(options: ClientOptions): ClientWire {
             throw new RpcError(Code.INTERNAL, `${rpc}: the response is not JSON: ${text.slice(0, 200)}`, [], { httpStatus: status });
           return readAnswer(rpc, call!.result, json, status, "the response");
         },
-        event(e: SseEvent, status) {
+        event(e: EventSourceMessage, status) {
           if (e.data === "") return undefined;
           const json = parse(e.data);
           if (

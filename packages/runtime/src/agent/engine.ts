@@ -32,6 +32,7 @@ import { equals, type DescService } from "@bufbuild/protobuf";
 import { A2A_V03_HANDLERS } from "../a2a-v03/common.js";
 import { consoleLogger } from "../logger.js";
 import type { HandlerContext } from "../route-binding.js";
+import { spanOf, telemetry } from "../telemetry.js";
 import { DistributedExecution } from "./execution-distributed.js";
 import { LocalExecution, type Execution } from "./execution.js";
 import { createMemoryStore, memoryStoreSync } from "./memory-store.js";
@@ -82,7 +83,11 @@ export function createAgentHandlers<T extends AgentTypes, Card extends AgentCard
   const onError = throttleStoreFaults(options.onError ?? defaultReport(logger));
   const card = (): Card => (typeof options.card === "function" ? (options.card as () => Card)() : options.card);
   // The server made the tenant one value (the context's, which its context factory saw); the request's is the same.
-  const keyOf = (ctx: HandlerContext, id: string): TaskKey => ({ tenant: ctx.tenant ?? "", owner: ownerOf(ctx), id });
+  // With telemetry on, the task an rpc names is an attribute of its span (telemetry.ts).
+  const keyOf = (ctx: HandlerContext, id: string): TaskKey => {
+    if (id !== "" && telemetry.on !== undefined) spanOf(ctx)?.annotate({ taskId: id });
+    return { tenant: ctx.tenant ?? "", owner: ownerOf(ctx), id };
+  };
 
   const pushSender = pushSenderOf(options);
   const push = new PushDispatch(schemas, store);

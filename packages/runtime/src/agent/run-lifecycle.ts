@@ -10,7 +10,7 @@ import { clone } from "@bufbuild/protobuf";
 import { TaskState } from "../a2a.js";
 import { isRpcError } from "../errors.js";
 import type { HandlerContext } from "../route-binding.js";
-import { telemetry, type Telemetry } from "../telemetry.js";
+import { spanOf, telemetry, type Telemetry } from "../telemetry.js";
 import { DONE, type Run } from "./run.js";
 import type { RunTable } from "./run-table.js";
 import type { Schemas } from "./schemas.js";
@@ -90,7 +90,7 @@ export class RunLifecycle<T extends AgentTypes> {
    * its publications queue. It ends when the executor has returned.
    */
   private traced(t: Telemetry, run: Run, input: ExecutorInput<T>, continued: boolean): void {
-    const parent = t.spanOf(input.context);
+    const parent = spanOf(input.context);
     const ids = { tenant: run.key.tenant || undefined, taskId: run.key.id, contextId: input.contextId };
     parent?.annotate(ids);
     const span = t.executorRun(parent, ids, continued);

@@ -3,6 +3,7 @@
 // request's ProtoJSON; a non-2xx answer is a google.rpc.Status; a stream is
 // server-sent events whose `event: error` (or a bare `{"error": ...}`) is one.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { EventSourceMessage } from "eventsource-parser";
 import { A2A_MEDIA_TYPE, JSON_MEDIA_TYPE, isA2ASubscribeMethod } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import { readBounded } from "./body.js";
@@ -10,7 +11,6 @@ import type { ClientField, ClientRoute } from "../route-binding.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { appendQuery, choosePlan, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
-import type { SseEvent } from "./sse.js";
 import { SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "./wire-client.js";
 
 export function httpJsonWire(options: ClientOptions, profile: ClientProfile): ClientWire {
@@ -65,7 +65,7 @@ export function httpJsonWire(options: ClientOptions, profile: ClientProfile): Cl
           }
           return asOutput(chosen, json);
         },
-        event(e: SseEvent, status, chosen) {
+        event(e: EventSourceMessage, status, chosen) {
           if (e.event === "error") {
             let json: unknown;
             try {

@@ -1,86 +1,14 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { Code, RpcError } from "../errors.js";
 
-/** One server-sent event: its type (`event:`, undefined for the default) and its `data:` lines joined with "\n". */
-export interface SseEvent {
-  readonly event?: string | undefined;
-  readonly data: string;
-}
-
 /**
- * The event stream format (WHATWG HTML, "Parsing an event stream") over
- * decoded text fed in chunks: a line ends at CR, LF or CRLF (a CRLF may be
- * split between two chunks); an empty line dispatches the event when it had
- * a `data:` line; a line starting with ":" is a comment; a field's value
- * loses one leading space; a line without ":" is a field with an empty
- * value; `id`, `retry` and unknown fields are ignored (the client neither
- * reconnects nor resumes). A leading BOM is the decoder's (TextDecoder drops
- * it). Written here rather than taken from a package: these few lines are
- * all a browser bundle of the client needs of one.
- */
-function sseParser(onEvent: (e: SseEvent) => void): (text: string) => void {
-  /** The start of a line not yet ended (a rope of chunks, joined once the line ends). */
-  let pending = "";
-  /** The last chunk ended with CR: a LF first in the next one is that CR's. */
-  let skipLf = false;
-  let event: string | undefined;
-  let data: string | undefined;
-
-  /** The line `text.slice(start, end)`, read where it lies: no copy of a line but its value. */
-  function line(text: string, start: number, end: number): void {
-    if (start === end) {
-      if (data !== undefined) onEvent(event === undefined ? { data } : { event, data });
-      event = undefined;
-      data = undefined;
-      return;
-    }
-    // Only `data` and `event` matter: a field is its name up to ":" or the line's end.
-    const c = text.charCodeAt(start);
-    let isData: boolean;
-    if (c === 100 && text.startsWith("data", start) && (start + 4 === end || text.charCodeAt(start + 4) === 58)) isData = true;
-    else if (c === 101 && text.startsWith("event", start) && (start + 5 === end || text.charCodeAt(start + 5) === 58)) isData = false;
-    else return;
-    let from = start + (isData ? 5 : 6);
-    if (from < end && text.charCodeAt(from) === 32) from++;
-    const value = from < end ? text.slice(from, end) : "";
-    if (isData) data = data === undefined ? value : `${data}\n${value}`;
-    else event = value === "" ? undefined : value;
-  }
-
-  return (chunk) => {
-    if (chunk === "") return;
-    let i = 0;
-    if (skipLf) {
-      skipLf = false;
-      if (chunk.charCodeAt(0) === 10) i = 1;
-    }
-    let lf = chunk.indexOf("\n", i);
-    let cr = chunk.indexOf("\r", i);
-    while (lf >= 0 || cr >= 0) {
-      const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
-      if (pending === "") line(chunk, i, end);
-      else {
-        const whole = pending + chunk.slice(i, end);
-        pending = "";
-        line(whole, 0, whole.length);
-      }
-      i = end + 1;
-      if (end === cr) {
-        if (i === chunk.length) skipLf = true;
-        else if (chunk.charCodeAt(i) === 10) i++;
-      }
-      if (lf >= 0 && lf < i) lf = chunk.indexOf("\n", i);
-      if (cr >= 0 && cr < i) cr = chunk.indexOf("\r", i);
-    }
-    if (i < chunk.length) pending += chunk.slice(i);
-  };
-}
-
-/**
- * Feeds decoded SSE text to {@link sseParser}, holding every event to
+ * Feeds decoded SSE text to eventsource-parser, holding every event to
  * `maxEventSize` characters of its lines as sent (field names, comments and
- * `data:` prefixes included, line ends not). Counting the raw lines before
- * they are parsed is exact and keeps an over-size event from ever being
- * buffered whole, a flood of short `data:` lines included.
+ * `data:` prefixes included, line ends not). The parser's own bound looks at
+ * its buffer after each whole chunk, so an event that ends inside the chunk
+ * can pass it, and a flood of short `data:` lines grows its data string
+ * line by line before it stops them; counting the raw lines here is exact
+ * and keeps an over-size event from ever being buffered whole.
  */
 export interface SseFeed {
   /**
@@ -90,8 +18,8 @@ export interface SseFeed {
   feed(text: string): boolean;
 }
 
-export function createSseFeed(maxEventSize: number, onEvent: (e: SseEvent) => void): SseFeed {
-  const parse = sseParser(onEvent);
+export function createSseFeed(maxEventSize: number, onEvent: (e: EventSourceMessage) => void): SseFeed {
+  const parser = createParser({ onEvent });
   /** Characters of the event read so far (since the last empty line). */
   let size = 0;
   /** The last character ended a line, so a line end now is an empty line. */
@@ -140,10 +68,10 @@ export function createSseFeed(maxEventSize: number, onEvent: (e: SseEvent) => vo
     feed(text) {
       const over = scan(text);
       if (over < 0) {
-        parse(text);
+        parser.feed(text);
         return true;
       }
-      parse(text.slice(0, over));
+      parser.feed(text.slice(0, over));
       return false;
     },
   };
@@ -170,9 +98,9 @@ export async function* readSseEvents(
   maxEventSize: number,
   rpc: string,
   status: number,
-): AsyncGenerator<SseEvent> {
+): AsyncGenerator<EventSourceMessage> {
   const decoder = new TextDecoder();
-  const queue: SseEvent[] = [];
+  const queue: EventSourceMessage[] = [];
   const sse = createSseFeed(maxEventSize, (e) => void queue.push(e));
   for (;;) {
     let chunk: ReadableStreamReadResult<Uint8Array>;

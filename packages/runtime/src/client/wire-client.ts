@@ -5,6 +5,7 @@
 // URL, method and body; where the message sits in the answer; how an error
 // looks) is the binding's {@link ClientWire}.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { EventSourceMessage } from "eventsource-parser";
 import { A2A_DEFAULT_VERSIONS, A2A_TENANT, mediaTypeOf } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
@@ -15,7 +16,7 @@ import { DEFAULT_MAX_EVENT_SIZE, type CallOptions, type ClientNext, type ClientO
 import { callHeaders, OutgoingRequest, type CallHeaders } from "./outgoing-request.js";
 import { fetchFollowing } from "./redirect.js";
 import { isIdempotent, mayRetry, retryDelay, retryPolicy } from "./retry.js";
-import { readSseEvents, type SseEvent } from "./sse.js";
+import { readSseEvents } from "./sse.js";
 import { pause } from "../retry-wait.js";
 import { telemetry, type RpcSystem } from "../telemetry.js";
 
@@ -58,7 +59,7 @@ export interface RpcWire<K> {
   /** The message's JSON in the text of a 2xx unary answer. */
   answer(text: string, status: number, key: K): JsonValue;
   /** The message's JSON in one server-sent event, or undefined for an event without one. */
-  event(e: SseEvent, status: number, key: K): JsonValue | undefined;
+  event(e: EventSourceMessage, status: number, key: K): JsonValue | undefined;
   /** A 2xx answer to a streaming call that is not an event stream: its one message's JSON, or throws. */
   notAStream(res: Response, key: K): Promise<JsonValue>;
 }

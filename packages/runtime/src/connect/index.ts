@@ -22,7 +22,7 @@ import { applyContext, handlerOf, notImplemented, type AnyHandler } from "../ser
 import { errorAnswers } from "../server/error-answer.js";
 import { onErrorOf, type ServerOptions } from "../server/options.js";
 import { checkPathBound, pathBoundFields } from "../tenant.js";
-import { bindSpan, traced } from "./traced.js";
+import { bindContextSpan, traced } from "./traced.js";
 
 /** Options of the gRPC binding: those of HTTP+JSON that apply (no body limit or media type: connect-es has its own). */
 export type ConnectServiceOptions<Ctx extends HandlerContext = HandlerContext> = Pick<
@@ -98,7 +98,7 @@ export function connectServiceImpl<S extends DescService, Ctx extends HandlerCon
       responseHeaders: cctx.responseHeader,
       extensions: a2a ? parseA2AExtensions(cctx.requestHeader.get("a2a-extensions")) : [],
     };
-    bindSpan(cctx, ctx, tenant);
+    bindContextSpan(cctx, ctx, tenant);
     if (contextFactory) {
       const input = {
         rpc: route.rpc,

@@ -3,7 +3,7 @@
 // its status (a stream's, when the stream ends).
 import type { HandlerContext as ConnectContext } from "@connectrpc/connect";
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { telemetry } from "../telemetry.js";
+import { bindSpan, headerNamesOf, spanOf, telemetry } from "../telemetry.js";
 
 type Impl = (request: never, cctx: ConnectContext) => unknown;
 
@@ -17,10 +17,11 @@ export function traced<F extends Impl>(route: RouteBinding, impl: F): F {
       system: "grpc",
       service: route.descriptor.parent.typeName,
       method: route.descriptor.name,
-      headers: cctx.requestHeader,
+      header: (name) => cctx.requestHeader.get(name) ?? undefined,
+      headerNames: () => headerNamesOf(cctx.requestHeader),
       streaming,
     });
-    t.bind(cctx, span);
+    bindSpan(cctx, span);
     let out: unknown;
     try {
       out = span.handle(() => impl(request, cctx));
@@ -40,10 +41,10 @@ export function traced<F extends Impl>(route: RouteBinding, impl: F): F {
 }
 
 /** Ties the handler's context to the call's span (found through connect-es's context), with the tenant. */
-export function bindSpan(cctx: ConnectContext, ctx: HandlerContext, tenant: string | undefined): void {
-  const t = telemetry.on;
-  const span = t?.spanOf(cctx);
+export function bindContextSpan(cctx: ConnectContext, ctx: HandlerContext, tenant: string | undefined): void {
+  if (telemetry.on === undefined) return;
+  const span = spanOf(cctx);
   if (span === undefined) return;
-  t!.bind(ctx, span);
+  bindSpan(ctx, span);
   if (tenant !== undefined) span.annotate({ tenant });
 }

@@ -2,7 +2,7 @@
 // (telemetry.ts): one span per request object (a batch's each), named by the
 // method it names, ended with its outcome's JSON-RPC error code.
 import type { UniversalServerRequest } from "../server/request.js";
-import type { Telemetry } from "../telemetry.js";
+import { bindSpan, headerNamesOf, type Telemetry } from "../telemetry.js";
 import type { JsonRpcBinding } from "./binding.js";
 import type { Outcome } from "./call.js";
 
@@ -22,12 +22,13 @@ export function tracedOne(
     system: "jsonrpc",
     service: method.route.descriptor.parent.typeName,
     method: method.route.descriptor.name,
-    headers: req.headers,
+    header: (name) => req.header(name),
+    headerNames: () => headerNamesOf(req.headers),
     httpMethod: req.method,
     streaming: method.streaming,
   });
   // The request object's handler context finds its span through the request (server/context.ts); a batch's run one at a time.
-  t.bind(req, span);
+  bindSpan(req, span);
   return span.run(serve).then(
     (out) => {
       if (out.kind === "response") span.end(out.status ?? 200, "error" in out.response ? out.response.error.code : undefined);

@@ -6,9 +6,8 @@
  * nothing costs. No `node:` imports: it runs on the edge runtimes too (where
  * a context manager, if any, is the host's).
  */
-import { metrics, propagation, trace, type MeterProvider, type TextMapPropagator, type TracerProvider } from "@opentelemetry/api";
-import { telemetry } from "../telemetry.js";
-import { instruments } from "./instruments.js";
+import type { MeterProvider, TextMapPropagator, TracerProvider } from "@opentelemetry/api";
+import { installedTelemetry, installTelemetry } from "../telemetry.js";
 import { OtelTelemetry } from "./signals.js";
 
 /** The instrumentation scope's name: what a backend shows as the library the signals came from. */
@@ -25,18 +24,17 @@ export interface OpenTelemetryOptions {
 /**
  * Traces and measures the servers, the task engine, push delivery, the SQL
  * store and the generated client through OpenTelemetry (the signals:
- * docs/observability.md). Without providers given, the global ones:
- * register an SDK (before or after this call) for anything to be recorded.
+ * docs/observability-signals.md). Without providers given, the global ones:
+ * register an SDK (before or after this call) for anything to be recorded;
+ * until one is, the runtime does nothing more than with telemetry off.
  * Returns a function that turns it off again. Calling it again replaces
  * the previous installation with one on the new options.
  */
 export function enableOpenTelemetry(options: OpenTelemetryOptions = {}): () => void {
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_NAME);
-  const installed = new OtelTelemetry(tracer, options.propagator ?? propagation, instruments(meter));
-  telemetry.on = installed;
+  const installed = new OtelTelemetry(INSTRUMENTATION_NAME, options);
+  installTelemetry(installed);
   return () => {
     // Only its own: a later enableOpenTelemetry stays on.
-    if (telemetry.on === installed) telemetry.on = undefined;
+    if (installedTelemetry() === installed) installTelemetry(undefined);
   };
 }

@@ -6,9 +6,9 @@
 import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
 
 export interface Instruments {
-  /** rpc.server.duration (ms), every binding, by rpc.service, rpc.method, status. */
+  /** rpc.server.duration (ms): JSON-RPC and gRPC, by rpc.system, rpc.service, rpc.method, status. */
   readonly rpcServer: Histogram;
-  /** http.server.request.duration (s), HTTP+JSON and JSON-RPC, by method, route, status. */
+  /** http.server.request.duration (s): HTTP+JSON, by method, route, status, rpc.method. */
   readonly httpServer: Histogram;
   /** Server streams open now. */
   readonly activeStreams: UpDownCounter;
@@ -33,8 +33,8 @@ export function instruments(meter: Meter): Instruments {
   const millis = (name: string, description: string) =>
     meter.createHistogram(name, { unit: "ms", description, advice: { explicitBucketBoundaries: MILLIS } });
   return {
-    rpcServer: millis("rpc.server.duration", "Duration of inbound RPCs, to the answer (a stream: to its end)"),
-    httpServer: seconds("http.server.request.duration", "Duration of HTTP server requests (HTTP+JSON, JSON-RPC)"),
+    rpcServer: millis("rpc.server.duration", "Duration of inbound JSON-RPC and gRPC calls, to the answer (a stream: to its end)"),
+    httpServer: seconds("http.server.request.duration", "Duration of inbound HTTP+JSON requests, to the answer (a stream: to its end)"),
     activeStreams: meter.createUpDownCounter("a2a.server.active_streams", { unit: "{stream}", description: "Server streams open" }),
     rpcClient: millis("rpc.client.duration", "Duration of outbound RPCs (one HTTP attempt, to the answer's headers)"),
     tasksStarted: meter.createCounter("a2a.tasks.started", { unit: "{task}", description: "Tasks created here" }),

@@ -8,10 +8,18 @@
  */
 import {
   context as contexts,
+  createNoopMeter,
+  type MeterProvider,
+  metrics,
+  ProxyTracerProvider,
+  propagation,
+  type TracerProvider,
   type Attributes,
   type Context,
+  INVALID_SPAN_CONTEXT,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type TextMapGetter,
   type TextMapPropagator,
@@ -22,12 +30,16 @@ import {
 import { TaskState } from "../a2a.js";
 import { Code, codeName, isRpcError } from "../errors.js";
 import type { A2AIds, PushOutcome, RpcSystem, RunSpan, ServerCallStart, ServerSpan, Telemetry, TraceContext } from "../telemetry.js";
-import type { Instruments } from "./instruments.js";
+import { type Instruments, instruments } from "./instruments.js";
 
-/** Reads the caller's trace headers from a fetch Headers. */
-const headersGetter: TextMapGetter<Headers> = {
-  get: (carrier, key) => carrier.get(key) ?? undefined,
-  keys: (carrier) => [...carrier.keys()],
+/** The API's own no-ops: what the globals are until an SDK registers. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+const NOOP_METER_CLASS = createNoopMeter().constructor as new () => unknown;
+
+/** Reads the caller's trace headers from a call's start. */
+const headersGetter: TextMapGetter<ServerCallStart> = {
+  get: (carrier, key) => carrier.header(key),
+  keys: (carrier) => [...carrier.headerNames()],
 };
 
 /** Writes trace headers into a plain object. */
@@ -55,6 +67,53 @@ function idAttributes(ids: A2AIds, into: Attributes): void {
   if (ids.contextId) into["a2a.context.id"] = ids.contextId;
 }
 
+/**
+ * A stream's messages handed on, `closed` called once when it ends (done,
+ * failed, or returned early). One `then` per message: not an async
+ * function's promises, and not the call's context per message (what a
+ * handler does in one is its own).
+ */
+class ObservedStream implements AsyncIterable<unknown>, AsyncIterator<unknown> {
+  private it: AsyncIterator<unknown> | undefined;
+  private open = true;
+
+  constructor(
+    private readonly messages: AsyncIterable<unknown>,
+    private readonly closed: (error: unknown) => void,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    this.it = this.messages[Symbol.asyncIterator]();
+    return this;
+  }
+
+  next(): Promise<IteratorResult<unknown>> {
+    return this.it!.next().then(this.onResult, this.onError);
+  }
+
+  return(value?: unknown): Promise<IteratorResult<unknown>> {
+    this.close(undefined);
+    const it = this.it!;
+    return it.return ? it.return(value) : Promise.resolve({ done: true, value });
+  }
+
+  private readonly onResult = (r: IteratorResult<unknown>): IteratorResult<unknown> => {
+    if (r.done) this.close(undefined);
+    return r;
+  };
+
+  private readonly onError = (e: unknown): never => {
+    this.close(e);
+    throw e;
+  };
+
+  private close(error: unknown): void {
+    if (!this.open) return;
+    this.open = false;
+    this.closed(error);
+  }
+}
+
 class OtelServerSpan implements ServerSpan {
   readonly ctx: Context;
   private readonly started = performance.now();
@@ -69,7 +128,8 @@ class OtelServerSpan implements ServerSpan {
     readonly span: Span,
     parent: Context,
     private readonly start: ServerCallStart,
-    private readonly metricAttributes: Attributes,
+    /** The span's attributes at its start; the duration's too, with the status added at the end. */
+    private readonly attributes: Attributes,
   ) {
     this.ctx = trace.setSpan(parent, span);
   }
@@ -79,6 +139,8 @@ class OtelServerSpan implements ServerSpan {
   }
 
   annotate(ids: A2AIds): void {
+    // Span attributes only (ids would make the metrics' cardinality unbounded): nothing to do unless recorded.
+    if (!this.span.isRecording()) return;
     const a: Attributes = {};
     idAttributes(ids, a);
     this.span.setAttributes(a);
@@ -118,38 +180,12 @@ class OtelServerSpan implements ServerSpan {
     this.streaming = true;
     const method = { "rpc.method": this.start.method };
     this.o.m.activeStreams.add(1, method);
-    let open = true;
-    const closed = () => {
-      if (!open) return;
-      open = false;
+    return new ObservedStream(messages, (error) => {
+      if (error !== undefined) this.fail(error);
       this.o.m.activeStreams.add(-1, method);
       this.streaming = false;
       if (this.answered !== undefined) this.finish();
-    };
-    const span = this;
-    return {
-      [Symbol.asyncIterator]() {
-        const it = messages[Symbol.asyncIterator]();
-        return {
-          async next() {
-            try {
-              // The handler's generator goes on in the call's context.
-              const r = await span.run(() => it.next());
-              if (r.done) closed();
-              return r;
-            } catch (e) {
-              span.fail(e);
-              closed();
-              throw e;
-            }
-          },
-          async return(value?: unknown) {
-            closed();
-            return it.return ? span.run(() => it.return!(value)) : { done: true as const, value };
-          },
-        };
-      },
-    };
+    });
   }
 
   private finish(): void {
@@ -157,7 +193,8 @@ class OtelServerSpan implements ServerSpan {
     this.ended = true;
     const { httpStatus, jsonRpcCode } = this.answered ?? { httpStatus: undefined, jsonRpcCode: undefined };
     const { system } = this.start;
-    const a: Attributes = { "rpc.response.status_code": codeName(this.code) };
+    const a = this.attributes;
+    a["rpc.response.status_code"] = codeName(this.code);
     if (system === "grpc") a["rpc.grpc.status_code"] = this.code;
     if (httpStatus !== undefined) a["http.response.status_code"] = httpStatus;
     if (jsonRpcCode !== undefined) a["rpc.jsonrpc.error_code"] = jsonRpcCode;
@@ -168,58 +205,116 @@ class OtelServerSpan implements ServerSpan {
     }
     this.span.setAttributes(a);
     this.span.end();
-    const ms = performance.now() - this.started;
-    const m = this.metricAttributes;
-    this.o.m.rpcServer.record(ms, { ...m, ...a });
-    if (system !== "grpc") {
-      const h: Attributes = { "http.request.method": this.start.httpMethod };
-      if (this.start.route !== undefined) h["http.route"] = this.start.route;
-      if (httpStatus !== undefined) h["http.response.status_code"] = httpStatus;
-      if (a["error.type"] !== undefined) h["error.type"] = a["error.type"];
-      this.o.m.httpServer.record(ms / 1000, h);
+    this.measure(performance.now() - this.started, a);
+  }
+
+  /**
+   * One duration per call, by the conventions of its binding: HTTP's for
+   * HTTP+JSON, RPC's for JSON-RPC and gRPC; with the few attributes a metric
+   * is split by (each record hashes its attributes).
+   */
+  private measure(ms: number, a: Attributes): void {
+    const m: Attributes = { "rpc.method": this.start.method, "rpc.response.status_code": a["rpc.response.status_code"] };
+    if (a["error.type"] !== undefined) m["error.type"] = a["error.type"];
+    if (this.start.system === "http") {
+      m["http.request.method"] = this.start.httpMethod;
+      m["http.route"] = this.start.route;
+      m["http.response.status_code"] = a["http.response.status_code"];
+      this.o.m.httpServer.record(ms / 1000, m);
+    } else {
+      m["rpc.system"] = this.start.system;
+      m["rpc.service"] = this.start.service;
+      this.o.m.rpcServer.record(ms, m);
     }
   }
 }
 
 /** The telemetry enableOpenTelemetry installs. */
 export class OtelTelemetry implements Telemetry {
-  /** Each traced handler context's call. */
-  private readonly spans = new WeakMap<object, ServerSpan>();
+  private readonly tracer: Tracer;
+  private readonly propagator: Pick<TextMapPropagator, "inject" | "extract">;
+  m: Instruments;
+  /** Set once something records: from then on, {@link recording} is this field. */
+  private live: boolean;
 
   constructor(
-    private readonly tracer: Tracer,
-    private readonly propagator: Pick<TextMapPropagator, "inject" | "extract">,
-    readonly m: Instruments,
-  ) {}
+    private readonly scope: string,
+    private readonly options: { tracerProvider?: TracerProvider; meterProvider?: MeterProvider; propagator?: TextMapPropagator },
+  ) {
+    this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(scope);
+    this.propagator = options.propagator ?? propagation;
+    this.m = instruments(this.meterProvider().getMeter(scope));
+    this.live = options.tracerProvider !== undefined || options.meterProvider !== undefined || !this.noopGlobals();
+  }
+
+  private meterProvider(): MeterProvider {
+    return this.options.meterProvider ?? metrics.getMeterProvider();
+  }
+
+  /** Whether the global providers are still the API's no-ops (no SDK registered). */
+  private noopGlobals(): boolean {
+    const tp = trace.getTracerProvider();
+    const noTraces = tp instanceof ProxyTracerProvider && tp.getDelegate() === NOOP_TRACER_PROVIDER;
+    return noTraces && metrics.getMeterProvider().getMeter(this.scope) instanceof NOOP_METER_CLASS;
+  }
+
+  // A provider's or propagator's failure (a user's own, say) must not fail the
+  // request it would have traced: the span is then a non-recording one, and
+  // the trace headers are left out.
+
+  private startSpan(name: string, options: SpanOptions, parent?: Context): Span {
+    try {
+      return this.tracer.startSpan(name, options, parent);
+    } catch {
+      return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    }
+  }
+
+  private extract(start: ServerCallStart): Context {
+    const active = contexts.active();
+    try {
+      return this.propagator.extract(active, start, headersGetter);
+    } catch {
+      return active;
+    }
+  }
+
+  private inject(ctx: Context, headers: Record<string, string>): void {
+    try {
+      this.propagator.inject(ctx, headers, recordSetter);
+    } catch {
+      // No trace headers.
+    }
+  }
+
+  recording(): boolean {
+    if (this.live) return true;
+    if (this.noopGlobals()) return false;
+    // An SDK was registered since: its meter (the global meter provider is not a proxy, as the tracer provider is).
+    this.m = instruments(this.meterProvider().getMeter(this.scope));
+    this.live = true;
+    return true;
+  }
 
   serverCall(start: ServerCallStart): ServerSpan {
-    const parent = this.propagator.extract(contexts.active(), start.headers, headersGetter);
+    const parent = this.extract(start);
     const a: Attributes = { "rpc.service": start.service, "rpc.method": start.method };
     if (start.system !== "http") a["rpc.system"] = start.system;
-    const metric: Attributes = { ...a };
     if (start.system === "jsonrpc") a["rpc.jsonrpc.version"] = "2.0";
     if (start.httpMethod !== undefined) a["http.request.method"] = start.httpMethod;
     if (start.route !== undefined) a["http.route"] = start.route;
     // HTTP's convention names a server span by method and route; RPC's by service and method.
     const name =
       start.system === "http" && start.route !== undefined ? `${start.httpMethod} ${start.route}` : `${start.service}/${start.method}`;
-    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
-    return new OtelServerSpan(this, span, parent, start, metric);
-  }
-
-  spanOf(ctx: object): ServerSpan | undefined {
-    return this.spans.get(ctx);
-  }
-
-  bind(ctx: object, span: ServerSpan): void {
-    this.spans.set(ctx, span);
+    const span = this.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
+    return new OtelServerSpan(this, span, parent, start, a);
   }
 
   executorRun(parent: ServerSpan | undefined, ids: A2AIds, continued: boolean): RunSpan {
     const base = parent instanceof OtelServerSpan ? parent.ctx : contexts.active();
     const a: Attributes = { "a2a.run.continued": continued };
     idAttributes(ids, a);
-    const span = this.tracer.startSpan("a2a.executor.run", { kind: SpanKind.INTERNAL, attributes: a }, base);
+    const span = this.startSpan("a2a.executor.run", { kind: SpanKind.INTERNAL, attributes: a }, base);
     const ctx = trace.setSpan(base, span);
     const started = performance.now();
     if (!continued) this.m.tasksStarted.add(1);
@@ -249,14 +344,14 @@ export class OtelTelemetry implements Telemetry {
     send: (headers: Record<string, string>) => Promise<T>,
   ): Promise<T> {
     const base = (parent as Context | undefined) ?? contexts.active();
-    const span = this.tracer.startSpan(
+    const span = this.startSpan(
       "a2a.push.deliver",
       { kind: SpanKind.CLIENT, attributes: { "http.request.method": "POST", "a2a.push.attempt": attempt } },
       base,
     );
     const headers: Record<string, string> = {};
     const ctx = trace.setSpan(base, span);
-    this.propagator.inject(ctx, headers, recordSetter);
+    this.inject(ctx, headers);
     const started = performance.now();
     let outcome: PushOutcome = "failed";
     try {
@@ -275,7 +370,7 @@ export class OtelTelemetry implements Telemetry {
 
   async storeOp<T>(op: string, call: () => Promise<T>): Promise<T> {
     const a: Attributes = { "db.system.name": "postgresql", "db.operation.name": op };
-    const span = this.tracer.startSpan(`store ${op}`, { kind: SpanKind.CLIENT, attributes: a });
+    const span = this.startSpan(`store ${op}`, { kind: SpanKind.CLIENT, attributes: a });
     const started = performance.now();
     try {
       return await contexts.with(trace.setSpan(contexts.active(), span), call);
@@ -299,10 +394,10 @@ export class OtelTelemetry implements Telemetry {
   ): Promise<Response> {
     const a: Attributes = { "rpc.service": service, "rpc.method": method };
     if (system !== "http") a["rpc.system"] = system;
-    const span = this.tracer.startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes: a });
+    const span = this.startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes: a });
     const ctx = trace.setSpan(contexts.active(), span);
     const headers: Record<string, string> = {};
-    this.propagator.inject(ctx, headers, recordSetter);
+    this.inject(ctx, headers);
     const started = performance.now();
     try {
       const res = await send(headers);

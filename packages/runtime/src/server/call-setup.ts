@@ -22,8 +22,7 @@ export type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 export function handlerOf(handlers: object, rpc: string): AnyHandler | undefined {
   const fn = (handlers as Record<string, unknown>)[rpc];
   if (typeof fn !== "function") return undefined;
-  const t = telemetry.on;
-  return t === undefined ? (fn as AnyHandler) : tracedHandler(t, fn as AnyHandler, handlers);
+  return telemetry.on === undefined ? (fn as AnyHandler) : tracedHandler(fn as AnyHandler, handlers);
 }
 
 /**

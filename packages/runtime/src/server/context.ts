@@ -1,7 +1,7 @@
 // The handler context of the bindings served from a UniversalServerRequest
 // (HTTP+JSON, JSON-RPC), and what the user's context factory sees.
 import type { HandlerContext, RouteBinding } from "../route-binding.js";
-import { telemetry } from "../telemetry.js";
+import { bindSpan, spanOf, telemetry } from "../telemetry.js";
 import type { UniversalServerRequest } from "./request.js";
 
 /** What the context factory gets. */
@@ -54,11 +54,10 @@ export class ServerContext implements HandlerContext {
     private readonly deadline?: AbortSignal,
   ) {
     // A traced call's span is bound to its request (server/traced.ts): the handler's context belongs to it too.
-    const t = telemetry.on;
-    if (t !== undefined) {
-      const span = t.spanOf(req);
+    if (telemetry.on !== undefined) {
+      const span = spanOf(req);
       if (span !== undefined) {
-        t.bind(this, span);
+        bindSpan(this, span);
         if (tenant !== undefined) span.annotate({ tenant });
       }
     }

@@ -17,8 +17,8 @@ import { badPath } from "./mount.js";
 import type { ServerOptions } from "./options.js";
 import type { Answer, UniversalHandler, UniversalServerRequest, UniversalServerResponse } from "./request.js";
 import { stallTimeoutOf } from "./stall.js";
-import { telemetry } from "../telemetry.js";
-import { endWithAnswer } from "./traced.js";
+import { spanOf, telemetry } from "../telemetry.js";
+import { tracedHttp } from "./traced.js";
 
 /** What generated adapters pass besides the user's options. */
 export interface HttpHandlerOptions<Ctx extends HandlerContext = HandlerContext, Native = unknown> extends ServerOptions<Ctx, Native> {
@@ -114,7 +114,7 @@ function notAllowed(b: HttpBinding, req: UniversalServerRequest, methods: readon
   return { ...res, headers: { ...res.headers, allow } };
 }
 
-/** The call, under the unary deadline unless the rpc streams; with telemetry on, in its span. */
+/** The call, under the unary deadline unless the rpc streams; with telemetry on, in its span (traced.ts). */
 function withinDeadline(
   b: HttpBinding,
   r: RouteBinding,
@@ -124,32 +124,7 @@ function withinDeadline(
   dialect: HttpDialectRoute | undefined,
 ): Answer {
   const t = telemetry.on;
-  if (t === undefined) return untraced(b, r, m, req, head, dialect);
-  const span = t.serverCall({
-    system: "http",
-    service: r.descriptor.parent.typeName,
-    method: r.descriptor.name,
-    headers: req.headers,
-    httpMethod: req.method,
-    route: r.template,
-    streaming: r.streaming === "server",
-  });
-  // The handler's context finds its span through the request (context.ts).
-  t.bind(req, span);
-  return endWithAnswer(
-    span,
-    span.run(() => untraced(b, r, m, req, head, dialect)),
-  );
-}
-
-function untraced(
-  b: HttpBinding,
-  r: RouteBinding,
-  m: RouteMatch,
-  req: UniversalServerRequest,
-  head: boolean,
-  dialect: HttpDialectRoute | undefined,
-): Answer {
+  if (t !== undefined && spanOf(req) === undefined) return tracedHttp(t, r, req, () => withinDeadline(b, r, m, req, head, dialect));
   const unaryTimeoutMs = b.unaryTimeoutMs;
   if (unaryTimeoutMs !== undefined && r.streaming !== "server") {
     return withDeadline(

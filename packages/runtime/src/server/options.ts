@@ -91,8 +91,9 @@ export interface ServerOptions<Ctx extends HandlerContext = HandlerContext, Nati
   readonly unaryTimeoutMs?: number;
   /**
    * Server streams (HTTP+JSON and JSON-RPC): an SSE comment (`: keep-alive`)
-   * is sent after this many milliseconds without an event, so proxies keep
-   * an idle stream open.
+   * is sent after this many milliseconds without an event (at most: from 3/4
+   * of it, as the streams share one timer that ticks four times a period),
+   * so proxies keep an idle stream open.
    * Default 5 000 (500 on Cloudflare Workers, see `DEFAULT_KEEP_ALIVE_MS`); 0
    * turns it off.
    */

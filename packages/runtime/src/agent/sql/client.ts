@@ -153,10 +153,17 @@ export async function connectPostgres(url: string, options: PostgresClientOption
       let retry: ReturnType<typeof setTimeout> | undefined;
       /** Drops a listening connection that failed or fell silent (its late notifications too); another is made. */
       const dropped = new WeakSet<import("pg").Client>();
+      /** Said once per loss: the attempts that fail until the server answers again are not (one a second, each a stack). */
+      let reported = false;
+      const report = (e: unknown) => {
+        if (reported) return;
+        reported = true;
+        onError(e);
+      };
       const drop = (c: import("pg").Client, e: unknown) => {
         if (dropped.has(c)) return;
         dropped.add(c);
-        onError(e);
+        report(e);
         c.removeAllListeners("notification");
         void c.end().catch(() => {});
         if (client === c) client = undefined;
@@ -192,6 +199,7 @@ export async function connectPostgres(url: string, options: PostgresClientOption
           return;
         }
         client = c;
+        reported = false;
         if (again) onReconnect();
       };
       // A lost listener comes back once a second until the server answers again.
@@ -200,7 +208,7 @@ export async function connectPostgres(url: string, options: PostgresClientOption
         retry = setTimeout(() => {
           retry = undefined;
           connect(true).catch((e) => {
-            onError(e);
+            report(e);
             schedule();
           });
         }, 1_000);
@@ -270,7 +278,12 @@ export async function openPglite(dataDir: string, _options: PgliteClientOptions 
   } catch (e) {
     throw new Error(`cannot open the PGlite data directory ${dataDir}: ${(e as Error).message}`, { cause: e });
   }
-  return pgliteClient(db);
+  const open = async () => {
+    const next = new mod.PGlite(dataDir);
+    await next.waitReady;
+    return next;
+  };
+  return pgliteClient(db, open);
 }
 
 /** The part of a PGlite instance the client uses (structural, so that the package stays an optional import). */
@@ -286,28 +299,105 @@ export interface PgliteLike {
  * A client over a PGlite instance that is already open (`close()` closes it):
  * for callers that open PGlite themselves, e.g. with options of their own or
  * as a clone of another instance.
+ *
+ * A PANIC (PostgreSQL's crash: a WAL write that failed, on a full disk)
+ * leaves a PGlite instance unusable: its next statement, even the ROLLBACK
+ * PGlite sends itself when a transaction fails, spins in WASM and holds the
+ * whole process for ever. So no statement goes to an instance after one:
+ * with `reopen` (openPglite gives it) the next call opens the directory
+ * anew, which recovers from the WAL as a restarted server would, and the
+ * listeners are told to catch up; without it, every call fails at once.
  */
-export function pgliteClient(db: PgliteLike): SqlClient {
-  const wrap = (on: Pick<PgliteLike, "query" | "exec">): SqlQueryable => ({
-    async query(text, params) {
-      const r = await on.query(text, params as unknown[]);
-      // PGlite counts only written rows (a SELECT's affectedRows is 0); pg's
-      // rowCount is the rows a SELECT returned, and the store reads it the same on both.
-      return { rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows || r.rows.length };
-    },
-    exec: async (text) => void (await on.exec(text)),
+export function pgliteClient(first: PgliteLike, reopen?: () => Promise<PgliteLike>): SqlClient {
+  let db = first;
+  /** The PANIC that ended `db`, until another instance replaces it. */
+  let crashed: unknown;
+  let reopening: Promise<PgliteLike> | undefined;
+  const listeners = new Set<PgliteListener>();
+  /** The instance to use now: `db`, or a new one when it crashed. */
+  const live = (): PgliteLike | Promise<PgliteLike> => {
+    if (crashed === undefined) return db;
+    if (!reopen)
+      throw new Error("the PGlite instance crashed (PANIC) and takes no more statements: open the directory again", { cause: crashed });
+    reopening ??= (async () => {
+      const next = await reopen();
+      db = next;
+      crashed = undefined;
+      for (const l of listeners) {
+        l.unlisten = await next.listen(l.channel, l.onNotify);
+        l.onReconnect();
+      }
+      return next;
+    })().finally(() => (reopening = undefined));
+    return reopening;
+  };
+  /** Notes a PANIC of the instance `on`; rethrows `e`. */
+  const failed = (on: PgliteLike, e: unknown): never => {
+    if ((e as { severity?: unknown } | undefined)?.severity === "PANIC" && on === db) crashed = e;
+    throw e;
+  };
+  /** Statements on `on` (the instance, or a transaction of `instance`). */
+  const queryOn = async (on: Pick<PgliteLike, "query">, instance: PgliteLike, text: string, params?: readonly unknown[]) => {
+    const r = await on.query(text, params as unknown[]).catch((e: unknown) => failed(instance, e));
+    // PGlite counts only written rows (a SELECT's affectedRows is 0); pg's
+    // rowCount is the rows a SELECT returned, and the store reads it the same on both.
+    return { rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows || r.rows.length };
+  };
+  const execOn = async (on: Pick<PgliteLike, "exec">, instance: PgliteLike, text: string) =>
+    void (await on.exec(text).catch((e: unknown) => failed(instance, e)));
+  const wrap = (on: Pick<PgliteLike, "query" | "exec">, instance: PgliteLike): SqlQueryable => ({
+    query: (text, params) => queryOn(on, instance, text, params),
+    exec: (text) => execOn(on, instance, text),
   });
   return {
     kind: "pglite",
-    ...wrap(db),
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    async listen(channel, onNotify) {
-      // In one process nothing is lost between a NOTIFY and its listener: no reconnects.
-      const unlisten = await db.listen(channel, onNotify);
-      return unlisten;
+    // The usual case, no crash: straight to the instance.
+    query: (text, params) =>
+      crashed === undefined ? queryOn(db, db, text, params) : Promise.resolve(live()).then((on) => queryOn(on, on, text, params)),
+    exec: (text) => (crashed === undefined ? execOn(db, db, text) : Promise.resolve(live()).then((on) => execOn(on, on, text))),
+    async transaction(fn) {
+      const on = crashed === undefined ? db : await live();
+      let panic!: (e: unknown) => void;
+      const panicked = new Promise<never>((_, reject) => (panic = reject));
+      return Promise.race([
+        panicked,
+        on.transaction(async (tx) => {
+          try {
+            return await fn(wrap(tx, on));
+          } catch (e) {
+            // After a PANIC the transaction is left as it is: PGlite's own ROLLBACK would hang the process.
+            if ((e as { severity?: unknown } | undefined)?.severity === "PANIC") {
+              panic(e);
+              return new Promise<never>(() => {});
+            }
+            throw e;
+          }
+        }),
+      ]).catch((e: unknown) => failed(on, e));
     },
-    close: () => db.close(),
+    async listen(channel, onNotify, onReconnect) {
+      // In one process nothing is lost between a NOTIFY and its listener: no reconnects, but after a crash.
+      const l: PgliteListener = { channel, onNotify, onReconnect };
+      l.unlisten = await (await live()).listen(channel, onNotify);
+      listeners.add(l);
+      return async () => {
+        listeners.delete(l);
+        await l.unlisten?.();
+      };
+    },
+    close: async () => {
+      // A crashed instance is not asked to close: it would spin.
+      if (crashed === undefined) await db.close();
+    },
   };
+}
+
+/** A LISTEN of a PGlite client, kept to be made again on the instance that replaces a crashed one. */
+interface PgliteListener {
+  readonly channel: string;
+  readonly onNotify: (payload: string) => void;
+  readonly onReconnect: () => void;
+  unlisten?: () => Promise<void>;
 }
 
 /** A postgres:// URL without its password, for messages. */

@@ -30,12 +30,14 @@ const NOT_STARTED = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|t
 /**
  * The error a store call answers: StoreUnavailableError for a connection
  * fault or a server that cannot serve now (SQLSTATE class 08, 57P: shutting
- * down, 53300: too many connections, 57014: the statement timeout), else `e`
- * itself.
+ * down, 53300: too many connections, 57014: the statement timeout, a PANIC:
+ * the database crashed and restarts), else `e` itself.
  */
 export function storeFault(e: unknown): unknown {
   if (e instanceof StoreUnavailableError || e instanceof StaleVersionError || e instanceof StoreFullError) return e;
-  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  const { code, message, severity } = (e ?? {}) as { code?: unknown; message?: unknown; severity?: unknown };
+  // The database crashed (a WAL write failed: a full disk) and restarts: what was being committed may or may not be.
+  if (severity === "PANIC") return new StoreUnavailableError(true, e);
   if (typeof code === "string" && (code.startsWith("08") || code.startsWith("57P") || code === "53300" || code === "57014")) {
     // The server's own word: refused (57P, 53300) or cancelled at the statement timeout (57014) means nothing was done;
     // a connection exception may come mid-commit.
