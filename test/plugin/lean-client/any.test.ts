@@ -16,9 +16,7 @@ const $Holder: LeanMessage = {
     { j: "details", t: leanAny, c: "l" },
   ],
 };
-const routes: LeanRoute[] = [
-  { rpc: "echo", name: "Echo", method: "POST", path: ["/echo", ["echo"], "", []], body: "*", input: $Holder, output: $Holder },
-];
+const routes: LeanRoute[] = [{ name: "Echo", method: "POST", path: [["echo"], "", []], body: "*", input: $Holder, output: $Holder }];
 const registry = createRegistry(file_a2a);
 const task = create(TaskSchema, { id: "t1", contextId: "c1" });
 const typed = { "@type": "type.googleapis.com/lf.a2a.v1.Task", id: "t1", contextId: "c1" };

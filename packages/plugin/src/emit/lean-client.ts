@@ -8,6 +8,7 @@ import type { PluginOptions } from "../options.js";
 import { clientProfile, printClientInterface } from "./client.js";
 import { fileNames } from "./file-cache.js";
 import { createDescImports, runtimeModules } from "./imports.js";
+import { leanRpcName, type LeanVariable } from "a2a-http/client";
 import { literal } from "./names.js";
 
 // google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
@@ -79,13 +80,16 @@ export function emitLeanClientFile(schema: Schema<PluginOptions>, file: DescFile
 function printRoute(f: GeneratedFile, tables: Tables, b: HttpBinding): void {
   const { rpc, path } = b;
   const segments = path.segments.map((x) => (x.kind === "literal" ? x.value : x.kind));
-  const variables = path.variables.map((v) => [v.fieldPath, v.start, v.end, ...(v.multiSegment ? [1] : [])]);
+  const variables = path.variables.map(
+    (v): LeanVariable => (v.multiSegment ? [v.fieldPath, v.start, v.end, 1] : [v.fieldPath, v.start, v.end]),
+  );
+  // What the runtime derives is left out (lean-client.ts: leanRpcName, leanTemplate): the rows are most of a bundle's table.
   const parts = [
-    `rpc: ${JSON.stringify(rpc.localName)}`,
     `name: ${JSON.stringify(rpc.name)}`,
+    ...(rpc.localName !== leanRpcName(rpc.name) ? [`rpc: ${JSON.stringify(rpc.localName)}`] : []),
     ...(rpc.idempotency !== 0 ? [`idempotency: ${rpc.idempotency}`] : []),
     `method: ${JSON.stringify(b.method)}`,
-    `path: ${literal([path.template, segments, path.verb, variables])}`,
+    `path: ${literal([segments, path.verb, variables])}`,
     ...(b.body !== "" ? [`body: ${JSON.stringify(b.body)}`] : []),
     ...(b.responseBody !== "" ? [`responseBody: ${JSON.stringify(b.responseBody)}`] : []),
     ...(rpc.methodKind === "server_streaming" ? ['streaming: "server"'] : []),

@@ -14,23 +14,20 @@ import { createCodecClient } from "./route-client.js";
  * output are lean message tables.
  */
 export interface LeanRoute {
-  /** The rpc's local name, lowerCamel. */
-  readonly rpc: string;
   /** The rpc's proto name. */
   readonly name: string;
+  /** The rpc's local name, lowerCamel, when it is not {@link leanRpcName} of the proto name. */
+  readonly rpc?: string;
   /** Its idempotency option, when set (google.protobuf.MethodOptions.IdempotencyLevel). */
   readonly idempotency?: number;
   readonly method: string;
   /**
-   * The template: its text, its segments (a literal's text, or `*`, `**`),
-   * its verb, and its variables as [field path, first segment, end segment, multi-segment].
+   * The template: its segments (a literal's text, or `*`, `**`), its verb,
+   * and its variables as [field path, first segment, end segment,
+   * multi-segment]. Its text, which the client's errors quote, is
+   * {@link leanTemplate} of these: "{tenant=*}" is written "{tenant}".
    */
-  readonly path: readonly [
-    template: string,
-    segments: readonly string[],
-    verb: string,
-    variables: readonly (readonly [fieldPath: readonly string[], start: number, end: number, multiSegment?: 1])[],
-  ];
+  readonly path: readonly [segments: readonly string[], verb: string, variables: readonly LeanVariable[]];
   /** The rule's `body`; none when left out. */
   readonly body?: string;
   /** The rule's `response_body`; the whole response when left out. */
@@ -40,6 +37,27 @@ export interface LeanRoute {
   readonly additional?: 1;
   readonly input: LeanMessage;
   readonly output: LeanMessage;
+}
+
+/** A template variable of a {@link LeanRoute}: [field path, first segment, end segment, multi-segment]. */
+export type LeanVariable = readonly [fieldPath: readonly string[], start: number, end: number, multiSegment?: 1];
+
+/** The rpc's local name from its proto name, as protobuf-es makes it for an UpperCamel name ("GetTask": "getTask"). */
+export const leanRpcName = (name: string): string => name[0]!.toLowerCase() + name.slice(1);
+
+/**
+ * A template's text from its parts (the text a lean route table leaves out):
+ * "/tasks/{id}:cancel", "/{name=shelves/*}". The same template as the
+ * proto's, which may write `{id=*}` for `{id}`.
+ */
+function leanTemplate(segments: readonly string[], verb: string, variables: readonly LeanVariable[]): string {
+  const parts = [...segments];
+  // From the last variable back, so that the indices of the earlier ones hold.
+  for (const [path, start, end] of [...variables].sort((a, b) => b[1] - a[1])) {
+    const pattern = parts.slice(start, end).join("/");
+    parts.splice(start, end - start, `{${path.join(".")}${pattern === "*" ? "" : `=${pattern}`}}`);
+  }
+  return `/${parts.join("/")}${verb === "" ? "" : `:${verb}`}`;
 }
 
 interface Planned extends ClientRoute {
@@ -57,9 +75,10 @@ export function createLeanClient<T>(service: string, routes: readonly LeanRoute[
   // The registry reaches google.protobuf.Any alone (lean-any.ts).
   const leanOptions = options.registry === undefined ? undefined : { registry: options.registry };
   const planned = routes.map((r): Planned => {
-    const [template, segments, verb, variables] = r.path;
+    const [segments, verb, variables] = r.path;
+    const template = leanTemplate(segments, verb, variables);
     return {
-      rpc: r.rpc,
+      rpc: r.rpc ?? leanRpcName(r.name),
       descriptor: { name: r.name, parent, idempotency: r.idempotency ?? 0 },
       method: r.method,
       template,
@@ -113,17 +132,17 @@ function clientField(f: LeanField): ClientField {
   if (scalar !== undefined) return { ...names, fieldKind: "scalar", scalar };
   if (e !== undefined) return { ...names, fieldKind: "enum", enum: { values: [{ name: e[0] as string }] } };
   // A well-known type or wrapper has no fields to plan with: the planning sends it whole, as its ProtoJSON.
-  const typeName = typeof t === "object" && "wrap" in t ? t.wrap : (t as LeanWkt).typeName;
-  const message = typeof t === "function" ? () => clientMessage(t()) : () => ({ typeName, fields: [] });
-  return f.c === "l"
-    ? lazy({ ...names, fieldKind: "list", listKind: "message" }, message)
-    : lazy({ ...names, fieldKind: "message" }, message);
-}
-
-/** The field with its message type resolved on first read (types may refer to each other). */
-function lazy<F extends object>(field: F, message: () => ClientMessage): F & { readonly message: ClientMessage } {
-  let m: ClientMessage | undefined;
-  return Object.defineProperty(field, "message", { get: () => (m ??= message()), enumerable: true }) as F & {
-    readonly message: ClientMessage;
-  };
+  let message: ClientMessage | undefined;
+  const list = f.c === "l";
+  return {
+    ...names,
+    ...(list ? { fieldKind: "list", listKind: "message" } : { fieldKind: "message" }),
+    // Resolved on first read (types may refer to each other).
+    get message() {
+      return (message ??=
+        typeof t === "function"
+          ? clientMessage(t())
+          : { typeName: typeof t === "object" && "wrap" in t ? t.wrap : (t as LeanWkt).typeName, fields: [] });
+    },
+  } as ClientField;
 }

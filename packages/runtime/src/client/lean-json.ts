@@ -366,38 +366,17 @@ function writeScalar(t: number, v: unknown, where: string): JsonValue {
 
 // ---------------------------------------------------------------- base64
 
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
+// atob and btoa (every browser, Worker and Node 16+) do the alphabet; what is left is ours.
 function base64Encode(bytes: ArrayLike<number>): string {
-  let out = "";
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += B64[n >> 18]! + B64[(n >> 12) & 63]! + B64[(n >> 6) & 63]! + B64[n & 63]!;
-  }
-  if (i < bytes.length) {
-    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8);
-    out += B64[n >> 18]! + B64[(n >> 12) & 63]! + (i + 1 < bytes.length ? B64[(n >> 6) & 63]! : "=") + "=";
-  }
-  return out;
+  let text = "";
+  for (let i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i]! & 255);
+  return btoa(text);
 }
 
 /** Standard or URL-safe base64, padded or not. */
 function base64Decode(text: string, where: string): Uint8Array {
   const clean = text.replace(/=+$/, "");
   if (!/^[A-Za-z0-9+/_-]*$/.test(clean) || clean.length % 4 === 1) return bad(where, text);
-  const out = new Uint8Array((clean.length * 3) >> 2);
-  let bits = 0;
-  let buffer = 0;
-  let j = 0;
-  for (const c of clean) {
-    const v = c === "-" ? 62 : c === "_" ? 63 : B64.indexOf(c);
-    buffer = (buffer << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[j++] = (buffer >> bits) & 0xff;
-    }
-  }
-  return out;
+  // Unpadded is fine for atob (forgiving-base64); bits past the last byte are dropped, as protobuf-es drops them.
+  return Uint8Array.from(atob(clean.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 }

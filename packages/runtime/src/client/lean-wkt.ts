@@ -4,7 +4,7 @@
 // Struct fields hold a JsonObject, Value, ListValue, Timestamp, Duration and
 // FieldMask fields protobuf-es's messages, as protobuf-es has them.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { bad, fail, isObj, MAX_DEPTH, snake, wellFormed, type LeanWkt, type Obj } from "./lean-json.js";
+import { bad, fail, isObj, MAX_DEPTH, setOwn, snake, wellFormed, type LeanWkt, type Obj } from "./lean-json.js";
 
 /** google.protobuf.Timestamp: RFC 3339, UTC, 0, 3, 6 or 9 digits of fraction. */
 export const leanTimestamp: LeanWkt = {
@@ -102,36 +102,28 @@ function readFieldMask(v: unknown, where: string): Obj {
   return { $typeName: "google.protobuf.FieldMask", paths: v === "" ? [] : v.split(",").map(snake) };
 }
 
-/** A google.protobuf.Value message of any JSON. */
+/** A google.protobuf.Value message of any JSON: checked as a Struct's JSON is, then wrapped. */
 function readValue(v: unknown, depth: number, where: string): Obj {
-  if (depth > MAX_DEPTH) fail(`${where}: nested too deep`);
-  const value = (kind: string, x: unknown): Obj => ({ $typeName: "google.protobuf.Value", kind: { case: kind, value: x } });
-  switch (typeof v) {
-    case "number":
-      if (!Number.isFinite(v)) bad(where, v);
-      return value("numberValue", v);
-    case "string":
-      if (!wellFormed(v)) fail(`${where}: a lone surrogate`);
-      return value("stringValue", v);
-    case "boolean":
-      return value("boolValue", v);
-    case "object": {
-      if (v === null) return value("nullValue", 0);
-      if (Array.isArray(v))
-        return value("listValue", { $typeName: "google.protobuf.ListValue", values: v.map((x) => readValue(x, depth + 2, where)) });
-      const fields: Obj = {};
-      for (const k of Object.keys(v)) {
-        Object.defineProperty(fields, k, {
-          value: readValue((v as Obj)[k], depth + 2, where),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return value("structValue", { $typeName: "google.protobuf.Struct", fields });
-    }
-  }
-  return bad(where, v);
+  return toValue(copyJson(v, depth, where));
+}
+
+function toValue(v: JsonValue): Obj {
+  const kind =
+    v === null
+      ? { case: "nullValue", value: 0 }
+      : Array.isArray(v)
+        ? { case: "listValue", value: { $typeName: "google.protobuf.ListValue", values: v.map(toValue) } }
+        : typeof v === "object"
+          ? { case: "structValue", value: { $typeName: "google.protobuf.Struct", fields: mapOwn(v, toValue) } }
+          : { case: `${typeof v === "boolean" ? "bool" : typeof v}Value`, value: v };
+  return { $typeName: "google.protobuf.Value", kind };
+}
+
+/** `o`'s own keys (`__proto__` too: a key is data) with `f` of each value. */
+function mapOwn<T>(o: Obj, f: (x: T) => unknown): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(o)) setOwn(out, k, f(o[k] as T));
+  return out;
 }
 
 /** A copy of a JSON object or value, checked to be JSON (as a Struct field holds it). */
@@ -149,16 +141,7 @@ function copyJson(v: unknown, depth: number, where: string): JsonValue {
     case "object": {
       if (v === null) return null;
       if (Array.isArray(v)) return v.map((x) => copyJson(x, depth + 2, where));
-      const out: JsonObject = {};
-      for (const k of Object.keys(v)) {
-        Object.defineProperty(out, k, {
-          value: copyJson((v as Obj)[k], depth + 2, where),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return out;
+      return mapOwn(v as Obj, (x) => copyJson(x, depth + 2, where)) as JsonObject;
     }
   }
   return bad(where, v);
@@ -189,16 +172,7 @@ function writeValue(v: unknown, depth: number, where: string): JsonValue {
       return x as boolean;
     case "structValue": {
       const fields = isObj(x) ? ((x["fields"] ?? {}) as Obj) : bad(where, x);
-      const out: JsonObject = {};
-      for (const k of Object.keys(fields)) {
-        Object.defineProperty(out, k, {
-          value: writeValue(fields[k], depth + 2, where),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return out;
+      return mapOwn(fields, (y) => writeValue(y, depth + 2, where)) as JsonObject;
     }
     case "listValue": {
       const values = isObj(x) ? (x["values"] ?? []) : bad(where, x);

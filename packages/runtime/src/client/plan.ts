@@ -62,13 +62,16 @@ export function compileBinding(b: ClientRoute, method: string): BindingPlan {
   const parts: (string | number)[] = [];
   let unfillable: string | undefined;
   let i = 0;
-  const sorted = [...b.path.variables].sort((x, y) => x.start - y.start);
-  for (const v of sorted) {
-    for (; i < v.start; i++) {
+  const literals = (to: number) => {
+    for (; i < to; i++) {
       const s = segments[i]!;
       if (s.kind !== "literal") unfillable = `the template has a "${s.kind}" outside any variable`;
       parts.push(`/${s.kind === "literal" ? s.value : s.kind}`);
     }
+  };
+  const sorted = [...b.path.variables].sort((x, y) => x.start - y.start);
+  for (const v of sorted) {
+    literals(v.start);
     const fields = resolveFieldPath(b.input, v.fieldPath, where);
     const re = valuePattern(segments.slice(v.start, v.end), v.multiSegment);
     parts.push("/", variables.length);
@@ -84,11 +87,7 @@ export function compileBinding(b: ClientRoute, method: string): BindingPlan {
     });
     i = v.end;
   }
-  for (; i < segments.length; i++) {
-    const s = segments[i]!;
-    if (s.kind !== "literal") unfillable = `the template has a "${s.kind}" outside any variable`;
-    parts.push(`/${s.kind === "literal" ? s.value : s.kind}`);
-  }
+  literals(segments.length);
   if (segments.length === 0) parts.push("/");
   if (verb !== "") parts.push(`:${verb}`);
 

@@ -188,19 +188,19 @@ export interface LibraryServiceClient {
 
 /** The HTTP bindings of acme.library.v1.LibraryService as its client calls them, in proto order. */
 const LibraryServiceClientRoutes: readonly LeanRoute[] = [
-  { rpc: "getBook", name: "GetBook", method: "GET", path: ["/v1/{name=shelves/*/books/*}", ["v1", "shelves", "*", "books", "*"], "", [[["name"], 1, 5, 1]]], input: $GetBookRequest, output: $Book },
-  { rpc: "createBook", name: "CreateBook", method: "POST", path: ["/v1/{parent=shelves/*}/books", ["v1", "shelves", "*", "books"], "", [[["parent"], 1, 3, 1]]], body: "book", input: $CreateBookRequest, output: $Book },
-  { rpc: "updateBook", name: "UpdateBook", method: "PATCH", path: ["/v1/{book.name=shelves/*/books/*}", ["v1", "shelves", "*", "books", "*"], "", [[["book", "name"], 1, 5, 1]]], body: "book", input: $UpdateBookRequest, output: $Book },
-  { rpc: "deleteBook", name: "DeleteBook", method: "DELETE", path: ["/v1/{name=shelves/*/books/*}", ["v1", "shelves", "*", "books", "*"], "", [[["name"], 1, 5, 1]]], input: $DeleteBookRequest, output: $Empty },
-  { rpc: "listBooks", name: "ListBooks", method: "GET", path: ["/v1/{parent=shelves/*}/books", ["v1", "shelves", "*", "books"], "", [[["parent"], 1, 3, 1]]], input: $ListBooksRequest, output: $ListBooksResponse },
-  { rpc: "moveBook", name: "MoveBook", method: "POST", path: ["/v1/{name=shelves/*/books/*}:move", ["v1", "shelves", "*", "books", "*"], "move", [[["name"], 1, 5, 1]]], body: "*", input: $MoveBookRequest, output: $Book },
-  { rpc: "renameShelf", name: "RenameShelf", method: "PUT", path: ["/v1/shelves/{shelf}/title", ["v1", "shelves", "*", "title"], "", [[["shelf"], 2, 3]]], body: "title", input: $RenameShelfRequest, output: $Shelf },
-  { rpc: "getShelfTitle", name: "GetShelfTitle", method: "GET", path: ["/v1/shelves/{shelf}/title", ["v1", "shelves", "*", "title"], "", [[["shelf"], 2, 3]]], responseBody: "title", input: $GetShelfRequest, output: $Shelf },
-  { rpc: "getFile", name: "GetFile", method: "GET", path: ["/v1/files/{path=**}", ["v1", "files", "**"], "", [[["path"], 2, 3, 1]]], input: $GetFileRequest, output: $File },
-  { rpc: "getFile", name: "GetFile", method: "GET", path: ["/v1/shelves/{shelf}/files/{path=**}:raw", ["v1", "shelves", "*", "files", "**"], "raw", [[["shelf"], 2, 3], [["path"], 4, 5, 1]]], additional: 1, input: $GetFileRequest, output: $File },
-  { rpc: "checkoutBook", name: "CheckoutBook", method: "CHECKOUT", path: ["/v1/{name=shelves/*/books/*}", ["v1", "shelves", "*", "books", "*"], "", [[["name"], 1, 5, 1]]], input: $CheckoutBookRequest, output: $Book },
-  { rpc: "watchShelf", name: "WatchShelf", method: "GET", path: ["/v1/shelves/{shelf}:watch", ["v1", "shelves", "*"], "watch", [[["shelf"], 2, 3]]], streaming: "server", input: $WatchShelfRequest, output: $ShelfEvent },
-  { rpc: "watchShelf", name: "WatchShelf", method: "POST", path: ["/v1/shelves/{shelf}:watch", ["v1", "shelves", "*"], "watch", [[["shelf"], 2, 3]]], body: "*", streaming: "server", additional: 1, input: $WatchShelfRequest, output: $ShelfEvent },
+  { name: "GetBook", method: "GET", path: [["v1", "shelves", "*", "books", "*"], "", [[["name"], 1, 5, 1]]], input: $GetBookRequest, output: $Book },
+  { name: "CreateBook", method: "POST", path: [["v1", "shelves", "*", "books"], "", [[["parent"], 1, 3, 1]]], body: "book", input: $CreateBookRequest, output: $Book },
+  { name: "UpdateBook", method: "PATCH", path: [["v1", "shelves", "*", "books", "*"], "", [[["book", "name"], 1, 5, 1]]], body: "book", input: $UpdateBookRequest, output: $Book },
+  { name: "DeleteBook", method: "DELETE", path: [["v1", "shelves", "*", "books", "*"], "", [[["name"], 1, 5, 1]]], input: $DeleteBookRequest, output: $Empty },
+  { name: "ListBooks", method: "GET", path: [["v1", "shelves", "*", "books"], "", [[["parent"], 1, 3, 1]]], input: $ListBooksRequest, output: $ListBooksResponse },
+  { name: "MoveBook", method: "POST", path: [["v1", "shelves", "*", "books", "*"], "move", [[["name"], 1, 5, 1]]], body: "*", input: $MoveBookRequest, output: $Book },
+  { name: "RenameShelf", method: "PUT", path: [["v1", "shelves", "*", "title"], "", [[["shelf"], 2, 3]]], body: "title", input: $RenameShelfRequest, output: $Shelf },
+  { name: "GetShelfTitle", method: "GET", path: [["v1", "shelves", "*", "title"], "", [[["shelf"], 2, 3]]], responseBody: "title", input: $GetShelfRequest, output: $Shelf },
+  { name: "GetFile", method: "GET", path: [["v1", "files", "**"], "", [[["path"], 2, 3, 1]]], input: $GetFileRequest, output: $File },
+  { name: "GetFile", method: "GET", path: [["v1", "shelves", "*", "files", "**"], "raw", [[["shelf"], 2, 3], [["path"], 4, 5, 1]]], additional: 1, input: $GetFileRequest, output: $File },
+  { name: "CheckoutBook", method: "CHECKOUT", path: [["v1", "shelves", "*", "books", "*"], "", [[["name"], 1, 5, 1]]], input: $CheckoutBookRequest, output: $Book },
+  { name: "WatchShelf", method: "GET", path: [["v1", "shelves", "*"], "watch", [[["shelf"], 2, 3]]], streaming: "server", input: $WatchShelfRequest, output: $ShelfEvent },
+  { name: "WatchShelf", method: "POST", path: [["v1", "shelves", "*"], "watch", [[["shelf"], 2, 3]]], body: "*", streaming: "server", additional: 1, input: $WatchShelfRequest, output: $ShelfEvent },
 ];
 
 /**
