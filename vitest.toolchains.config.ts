@@ -9,6 +9,8 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // One run of the smoke file, not the base's projects (the lean client's second run).
+    projects: undefined,
     include: ["test/e2e/toolchains/smoke.ts"],
     testTimeout: 300_000,
     hookTimeout: 300_000,

@@ -8,7 +8,15 @@
 // holds the budget).
 //
 //   npm run generate && node --import tsx bench/bundle.mjs
-import { BARE_HONO_ENTRY, bundle, bundleParts, CLIENT_ENTRY, HONO_WORKER_ENTRY, SDK_CLIENT_ENTRY } from "../scripts/bundle-size.ts";
+import {
+  BARE_HONO_ENTRY,
+  bundle,
+  bundleParts,
+  CLIENT_ENTRY,
+  HONO_WORKER_ENTRY,
+  LEAN_CLIENT_ENTRY,
+  SDK_CLIENT_ENTRY,
+} from "../scripts/bundle-size.ts";
 
 const GOAL = 0.8;
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
@@ -29,6 +37,15 @@ const own = await bundle(CLIENT_ENTRY, "browser", /^@bufbuild\/protobuf|_pb\.js$
 console.log(
   `  ours without protobuf-es and the _pb descriptors (left external): ${kb(own.bytes)} min, ${kb(own.gzip)} gzip, ${(own.gzip / sdk.gzip).toFixed(2)}x the SDK`,
 );
+
+// The same client generated with client=lean: message and route tables, no protobuf-es value.
+const lean = await bundle(LEAN_CLIENT_ENTRY, "browser");
+const leanRatio = lean.gzip / sdk.gzip;
+console.log(
+  `\n  ours, client=lean (gen/lean):                ${kb(lean.bytes)} min, ${kb(lean.gzip)} gzip: ${leanRatio.toFixed(2)}x gzip, ${(lean.bytes / sdk.bytes).toFixed(2)}x min (goal ≤ ${GOAL}x gzip: ${leanRatio <= GOAL ? "met" : "not met"})`,
+);
+console.log("  client=lean by part (minified bytes):");
+for (const [part, bytes] of bundleParts(lean.metafile)) console.log(`    ${kb(bytes).padStart(9)}  ${part}`);
 
 const worker = await bundle(HONO_WORKER_ENTRY, "neutral");
 const hono = await bundle(BARE_HONO_ENTRY, "neutral");

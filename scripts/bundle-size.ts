@@ -14,6 +14,10 @@ const root = join(import.meta.dirname, "..");
 export const CLIENT_ENTRY = `export { createA2AServiceClient } from "./gen/a2a_http_client.js";
 export { pickTransport } from "a2a-http/client";`;
 
+/** The same client generated with `client=lean` (gen/lean): no protobuf-es descriptors or reflection. */
+export const LEAN_CLIENT_ENTRY = `export { createA2AServiceClient } from "./gen/lean/a2a_http_client.js";
+export { pickTransport } from "a2a-http/client";`;
+
 /** What it is measured against: @a2a-js/sdk's client, `ClientFactory` with its default transports (JSON-RPC and HTTP+JSON). */
 export const SDK_CLIENT_ENTRY = `export { ClientFactory } from "@a2a-js/sdk/client";`;
 
@@ -81,8 +85,10 @@ function partOf(file: string): string {
   if (pkg !== undefined) return pkg;
   if (/_http_json\.ts$/.test(file)) return "generated JSON codecs (_http_json.ts)";
   if (/_pb\.ts$/.test(file)) return "generated descriptors (_pb.ts)";
+  if (/^gen\/lean\//.test(file)) return "generated lean client (route and message tables)";
   if (/^gen\//.test(file)) return "generated route tables and client (_http.ts, _http_client.ts)";
   if (file.startsWith("packages/runtime/src/a2a-v03/")) return "runtime: v0.3 peers (a2a-v03/)";
+  if (/^packages\/runtime\/src\/client\/lean-/.test(file)) return "runtime: lean ProtoJSON (client/lean-*.ts)";
   if (file.startsWith("packages/runtime/src/")) return "runtime: the rest (packages/runtime/src)";
   return file;
 }

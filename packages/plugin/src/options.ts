@@ -4,8 +4,14 @@ export interface PluginOptions {
   readonly profile: "none" | "a2a";
   /** `server=express|fastify|hono|none`, repeatable: which adapters to emit. Default: all three. */
   readonly servers: readonly ServerFramework[];
-  /** `client=true|false`: emit the fetch client. Default true. */
+  /** `client=true|false|lean`: emit the fetch client. Default true. */
   readonly client: boolean;
+  /**
+   * `client=lean`: the client reads and writes its messages from generated
+   * tables, without protobuf-es's descriptors and reflection (a browser
+   * bundle about a third the size); proto3 only; google.protobuf.Any alone by reflection.
+   */
+  readonly leanClient: boolean;
   /** `stub=true|false`: emit the UNIMPLEMENTED handler stub. Default true. */
   readonly stub: boolean;
   /**
@@ -65,7 +71,7 @@ export const serverFrameworks: readonly ServerFramework[] = ["express", "fastify
 const choices = {
   profile: ["none", "a2a"],
   server: ["express", "fastify", "hono", "none"],
-  client: ["true", "false"],
+  client: ["true", "false", "lean"],
   stub: ["true", "false"],
   agent: ["true", "false"],
   connect: ["true", "false"],
@@ -82,7 +88,7 @@ const optionNames = [...Object.keys(choices), "runtime_import"];
 export const optionSummaries: Readonly<Record<keyof typeof choices | "runtime_import", string>> = {
   profile: "a2a adds A2A's HTTP+JSON rules (media type, A2A-Version, tenants, ErrorInfo) and create<Service>Agent",
   server: "which server adapters to write (repeat it for several)",
-  client: "write the fetch client",
+  client: "write the fetch client; lean: one without protobuf-es's reflection (proto3; Any by reflection with the registry), for browser bundles",
   stub: "write the UNIMPLEMENTED handler stub",
   agent: "with profile=a2a, write <file>_http_agent.ts (the task engine bound to your types)",
   connect: "write <file>_http_connect.ts, the gRPC binding through connect-es",
@@ -100,7 +106,7 @@ export function optionsUsage(): string {
   const defaults: Record<keyof typeof optionSummaries, string> = {
     profile: d.profile,
     server: d.servers.join(", "),
-    client: String(d.client),
+    client: d.leanClient ? "lean" : String(d.client),
     stub: String(d.stub),
     agent: String(d.agent),
     connect: String(d.connect),
@@ -129,6 +135,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
   let profile: PluginOptions["profile"] = "none";
   let servers: ServerFramework[] | undefined;
   let client = true;
+  let leanClient = false;
   let stub = true;
   let agent = true;
   let connect = false;
@@ -164,7 +171,8 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
         if (value !== "none" && !servers.includes(value as ServerFramework)) servers.push(value as ServerFramework);
         break;
       case "client":
-        client = value === "true";
+        client = value !== "false";
+        leanClient = value === "lean";
         break;
       case "stub":
         stub = value === "true";
@@ -202,6 +210,7 @@ export function parseOptions(raw: readonly { key: string; value: string }[]): Pl
     profile,
     servers: servers ?? [...serverFrameworks],
     client,
+    leanClient,
     stub,
     agent,
     connect,

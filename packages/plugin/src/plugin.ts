@@ -6,6 +6,7 @@ import { emitClientFile } from "./emit/client.js";
 import { emitConnectFile } from "./emit/connect.js";
 import { openApiFiles, type ExtraFile } from "./emit/openapi-file.js";
 import { emitJsonCodecFile } from "./emit/json-codec.js";
+import { emitLeanClientFile } from "./emit/lean-client.js";
 import { emitRoutesFile } from "./emit/routes.js";
 import { emitServerFiles } from "./emit/server.js";
 import { emitStubFile } from "./emit/stub.js";
@@ -48,7 +49,8 @@ const generator = protoplugin.createEcmaScriptPlugin<PluginOptions>({
       if (schema.options.servers.length > 0) emitServerFiles(schema, file, services);
       if (schema.options.stub) emitStubFile(schema, file, services);
       if (schema.options.agent && schema.options.profile === "a2a") emitAgentFile(schema, file, services);
-      if (schema.options.client) emitClientFile(schema, file, services);
+      if (schema.options.leanClient) emitLeanClientFile(schema, file, services);
+      else if (schema.options.client) emitClientFile(schema, file, services);
       if (schema.options.connect) emitConnectFile(schema, file, services);
       if (schema.options.openapi.length > 0) extraFiles.push(...openApiFiles(schema, file, services));
     }

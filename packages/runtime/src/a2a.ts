@@ -367,7 +367,8 @@ export function parseA2AExtensions(header: string | null | undefined): string[] 
   return out;
 }
 
-const knownReasons: ReadonlySet<string> = new Set(Object.values(A2AErrorReason));
+// Made on first use: a Set built at load time would stay in every bundle that imports this module (esbuild keeps `new Set(...)`).
+let knownReasons: ReadonlySet<string> | undefined;
 
 /**
  * The A2A error reason of an error: the reason of the first google.rpc.ErrorInfo
@@ -378,7 +379,11 @@ const knownReasons: ReadonlySet<string> = new Set(Object.values(A2AErrorReason))
 export function a2aErrorReason(error: unknown): A2AErrorReason | undefined {
   if (!isRpcError(error)) return undefined;
   for (const d of error.details) {
-    if (d["@type"] === ERROR_INFO_TYPE && typeof d["reason"] === "string" && knownReasons.has(d["reason"])) {
+    if (
+      d["@type"] === ERROR_INFO_TYPE &&
+      typeof d["reason"] === "string" &&
+      (knownReasons ??= new Set(Object.values(A2AErrorReason))).has(d["reason"])
+    ) {
       return d["reason"] as A2AErrorReason;
     }
   }

@@ -84,6 +84,11 @@ export interface ErrorDetail {
   readonly [key: string]: unknown;
 }
 
+/** Whether a value is a detail as error answers carry them: a JSON object with a string `@type`. */
+export function isErrorDetail(v: unknown): v is ErrorDetail {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as Record<string, unknown>)["@type"] === "string";
+}
+
 /** The JSON body of an error answer (AIP-193). */
 export interface StatusBody {
   error: {

@@ -4,13 +4,54 @@ import type { PathTemplate } from "./path-template.js";
 
 /**
  * One HTTP binding of an rpc, as the generated `<Service>Routes` tables list
- * them: the primary rule first, then its `additional_bindings`, in proto order.
+ * them: the primary rule first, then its `additional_bindings`, in proto
+ * order; a {@link ClientRoute} with the descriptors themselves.
  */
-export interface RouteBinding {
-  /** The rpc's local name, lowerCamel ("getTask"). */
-  readonly rpc: string;
+export interface RouteBinding extends ClientRoute {
   /** The rpc's descriptor. */
   readonly descriptor: DescMethod;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  /**
+   * The generated ProtoJSON codecs of `input` and `output` (plugin option
+   * `json_codec`, on by default). Without one, protobuf-es's reflective
+   * fromJson/toJson do that message's JSON.
+   */
+  readonly json?: { readonly input?: MessageJsonCodec; readonly output?: MessageJsonCodec };
+}
+
+/** A message type as the client plans with it: its name and the fields it may fill a path, body or query from. */
+export interface ClientMessage {
+  readonly typeName: string;
+  readonly fields: readonly ClientField[];
+}
+
+/** A field of a {@link ClientMessage}: protobuf-es's DescField narrowed to what planning reads. */
+export type ClientField = { readonly name: string; readonly jsonName: string } & (
+  | { readonly fieldKind: "scalar"; readonly scalar: number }
+  | { readonly fieldKind: "enum"; readonly enum: { readonly values: readonly { readonly name: string }[] } }
+  | { readonly fieldKind: "message"; readonly message: ClientMessage }
+  | { readonly fieldKind: "list"; readonly listKind: "scalar" | "enum" }
+  | { readonly fieldKind: "list"; readonly listKind: "message"; readonly message: ClientMessage }
+  | { readonly fieldKind: "map" }
+);
+
+/**
+ * One HTTP binding of an rpc as the client calls it: the rule, and of the
+ * descriptors only names, JSON names and field kinds (to fill paths, bodies
+ * and queries), the rpc's proto name and service, and its idempotency. A
+ * lean generated client (plugin option `client=lean`) writes these as plain
+ * literals, so that its bundle reaches no protobuf-es value.
+ */
+export interface ClientRoute {
+  /** The rpc's local name, lowerCamel ("getTask"). */
+  readonly rpc: string;
+  /** Of the rpc's descriptor: its proto name, its service's full name, and its idempotency option (0: unknown). */
+  readonly descriptor: {
+    readonly name: string;
+    readonly parent: { readonly typeName: string };
+    readonly idempotency: number;
+  };
   /** The HTTP method ("GET", ...), or a custom rule's kind ("*" takes any method). */
   readonly method: string;
   /** The path template as written in the proto. */
@@ -21,18 +62,12 @@ export interface RouteBinding {
   readonly body: string;
   /** The `response_body` of the rule: "" for the whole response, or a top-level field name. */
   readonly responseBody: string;
-  /** "unary", or "server" for a server-streaming rpc (served as text/event-stream). */
+  /** "unary", or "server" for a server-streaming rpc. */
   readonly streaming: "unary" | "server";
-  readonly input: DescMessage;
-  readonly output: DescMessage;
+  readonly input: ClientMessage;
+  readonly output: ClientMessage;
   /** "primary" for the rule itself, "additional" for one of its `additional_bindings`. */
   readonly binding: "primary" | "additional";
-  /**
-   * The generated ProtoJSON codecs of `input` and `output` (plugin option
-   * `json_codec`, on by default). Without one, protobuf-es's reflective
-   * fromJson/toJson do that message's JSON.
-   */
-  readonly json?: { readonly input?: MessageJsonCodec; readonly output?: MessageJsonCodec };
 }
 
 /** What every handler gets besides its request. */

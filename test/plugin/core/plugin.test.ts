@@ -191,7 +191,7 @@ describe("plugin options", () => {
   test.each([
     ["profile=openapi", 'option "profile=openapi" is not valid; profile takes one of none, a2a'],
     ["server=koa", 'option "server=koa" is not valid; server takes one of express, fastify, hono, none'],
-    ["client=yes", 'option "client=yes" is not valid; client takes one of true, false'],
+    ["client=yes", 'option "client=yes" is not valid; client takes one of true, false, lean'],
     ["stub=", 'option "stub=" is not valid; stub takes one of true, false'],
     ["conflicts=ignore", 'option "conflicts=ignore" is not valid; conflicts takes one of comment, warn, error'],
     ["streaming=skip", 'option "streaming=skip" is not valid; streaming takes one of warn, error'],

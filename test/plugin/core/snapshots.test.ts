@@ -16,12 +16,16 @@ import { fixtureSet, request, root, runPlugin } from "./helpers.js";
 
 const snapshots = join(root, "test", "plugin", "__snapshots__");
 const common = "target=ts,import_extension=js,elide_plugin_version=true";
+const leanOnly = "client=lean,server=none,stub=false,agent=false,json_codec=false";
 
 const cases = [
   { name: "a2a", files: ["a2a.proto"], parameter: `${common},profile=a2a` },
   { name: "a2a-v0_3", files: ["a2a-v0_3.proto"], parameter: `${common},profile=a2a` },
   { name: "library", files: ["acme/library/v1/library.proto"], parameter: common },
   { name: "edge", files: ["acme/edge/v1/edge.proto"], parameter: common },
+  // client=lean: the client alone (no servers, stub, agent or codecs), for A2A and the test proto with every scalar and well-known type.
+  { name: "a2a-lean", files: ["a2a.proto"], parameter: `${common},profile=a2a,${leanOnly}` },
+  { name: "library-lean", files: ["acme/library/v1/library.proto"], parameter: `${common},${leanOnly}` },
 ] as const;
 
 /** The files and their imports, minus the well-known types (@bufbuild/protobuf/wkt has those). */

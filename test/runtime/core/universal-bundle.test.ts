@@ -7,7 +7,7 @@
 // push sender's node:http and node:dns.
 import type { Metafile } from "esbuild";
 import { describe, expect, test } from "vitest";
-import { bundle, CLIENT_ENTRY, SDK_CLIENT_ENTRY } from "../../../scripts/bundle-size.js";
+import { bundle, CLIENT_ENTRY, LEAN_CLIENT_ENTRY, SDK_CLIENT_ENTRY } from "../../../scripts/bundle-size.js";
 
 /** What a browser app or a Worker imports: generated files, and the subpaths that promise to run everywhere. */
 const entries: Record<string, string> = {
@@ -15,6 +15,8 @@ const entries: Record<string, string> = {
 export { createA2AServiceAgent } from "./gen/a2a_http_agent.js";`,
   "the generated client": `${CLIENT_ENTRY}
 export { createLibraryServiceClient } from "./gen/acme/library/v1/library_http_client.js";`,
+  "the generated client=lean client": `${LEAN_CLIENT_ENTRY}
+export { createLibraryServiceClient } from "./gen/lean/acme/library/v1/library_http_client.js";`,
   "the generated Hono adapters (HTTP+JSON and JSON-RPC)": `export { a2aServiceHono, a2aServiceJsonRpcHono } from "./gen/a2a_http_hono.js";`,
   "the generated v0.3 client and Hono adapter": `export { createA2AServiceClient } from "./gen/a2a-v0_3_http_client.js";
 export { a2aServiceHono } from "./gen/a2a-v0_3_http_hono.js";`,
@@ -90,4 +92,23 @@ test(`the generated client's browser bundle is at most ${CLIENT_BUDGET}x @a2a-js
   // Both bundles hold what they claim: a misnamed export would bundle almost nothing.
   expect(sdk.bytes).toBeGreaterThan(50_000);
   expect(ours.gzip / sdk.gzip).toBeLessThanOrEqual(CLIENT_BUDGET);
+});
+
+/**
+ * Issue 43's goal, met by the client generated with `client=lean`: at most
+ * 0.8x @a2a-js/sdk's client (gzip -9), both built here with the same
+ * settings, the ratio computed in this test. It holds no byte of protobuf-es
+ * or of the embedded descriptors: what protobuf-es it imports is types.
+ */
+const LEAN_CLIENT_BUDGET = 0.8;
+
+test(`the client=lean client's browser bundle is at most ${LEAN_CLIENT_BUDGET}x @a2a-js/sdk's client (gzip -9), without protobuf-es`, async () => {
+  const [lean, sdk] = await Promise.all([bundle(LEAN_CLIENT_ENTRY, "browser"), bundle(SDK_CLIENT_ENTRY, "browser")]);
+  expect(sdk.bytes).toBeGreaterThan(50_000);
+  // Both bindings, SSE, v0.3 and the route table are in: a client that lost them would be small for nothing.
+  expect(lean.bytes).toBeGreaterThan(40_000);
+  const output = Object.values(lean.metafile.outputs)[0]!.inputs;
+  const reflective = Object.entries(output).filter(([f, i]) => /@bufbuild\/protobuf|_pb\.ts$/.test(f) && i.bytesInOutput > 0);
+  expect(reflective.map(([f]) => f)).toEqual([]);
+  expect(lean.gzip / sdk.gzip).toBeLessThanOrEqual(LEAN_CLIENT_BUDGET);
 });

@@ -1,9 +1,9 @@
-import type { DescFile } from "@bufbuild/protobuf";
+import type { DescFile, DescMethod, DescService } from "@bufbuild/protobuf";
 import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
 import { A2A_LEGACY_PACKAGE_VERSIONS } from "a2a-http/profile";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
-import { createDescImports, runtimeModules } from "./imports.js";
+import { createDescImports, runtimeModules, type DescImports } from "./imports.js";
 import { docComment } from "./jsdoc.js";
 
 /**
@@ -19,37 +19,12 @@ export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, se
   const createRouteClient = f.import("createRouteClient", runtime);
   const ClientOptions = f.import("ClientOptions", runtime, true);
   const CallOptions = f.import("CallOptions", runtime, true);
-  const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
   const imports = createDescImports(f);
   const profile = clientProfile(f, schema, file);
   for (const { service, rpcs } of services) {
     const Routes = f.import(service.name + "Routes", `./${file.name}_http.js`);
     const clientName = service.name + "Client";
-    f.print(docComment(f, service));
-    f.print(f.export("interface", clientName), " {");
-    for (const rpc of rpcs) {
-      const ReqSchema = imports.typeSchema(rpc.input);
-      const Res = imports.shape(rpc.output);
-      f.print(docComment(f, rpc, "  "));
-      const result = rpc.methodKind === "server_streaming" ? "AsyncIterable" : "Promise";
-      f.print(
-        "  ",
-        rpc.localName,
-        "(request: ",
-        MessageInitShape,
-        "<typeof ",
-        ReqSchema,
-        ">, options?: ",
-        CallOptions,
-        "): ",
-        result,
-        "<",
-        Res,
-        ">;",
-      );
-    }
-    f.print("}");
-    f.print();
+    printClientInterface(f, imports, service, rpcs, CallOptions);
     f.print("/**");
     f.print(` * A fetch client for ${service.typeName}: each method picks the rpc's binding`);
     f.print(" * that fits the request, and throws RpcError for an error answer.");
@@ -61,13 +36,49 @@ export function emitClientFile(schema: Schema<PluginOptions>, file: DescFile, se
   }
 }
 
+/** The `<Service>Client` interface: one method per rpc, requests as init shapes, answers as messages. */
+export function printClientInterface(
+  f: GeneratedFile,
+  imports: DescImports,
+  service: DescService,
+  rpcs: readonly DescMethod[],
+  CallOptions: Printable,
+): void {
+  const MessageInitShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
+  f.print(docComment(f, service));
+  f.print(f.export("interface", service.name + "Client"), " {");
+  for (const rpc of rpcs) {
+    const ReqSchema = imports.typeSchema(rpc.input);
+    const Res = imports.shape(rpc.output);
+    f.print(docComment(f, rpc, "  "));
+    const result = rpc.methodKind === "server_streaming" ? "AsyncIterable" : "Promise";
+    f.print(
+      "  ",
+      rpc.localName,
+      "(request: ",
+      MessageInitShape,
+      "<typeof ",
+      ReqSchema,
+      ">, options?: ",
+      CallOptions,
+      "): ",
+      result,
+      "<",
+      Res,
+      ">;",
+    );
+  }
+  f.print("}");
+  f.print();
+}
+
 /**
  * The profile argument of `createRouteClient` (with its leading comma), empty
  * without a profile. A legacy A2A package's servers tell its dialect by the
  * `A2A-Version` header, so its client sends the package's version, which the
  * generated code asks the runtime's `a2aVersionsOfPackage` for.
  */
-function clientProfile(f: GeneratedFile, schema: Schema<PluginOptions>, file: DescFile): Printable {
+export function clientProfile(f: GeneratedFile, schema: Schema<PluginOptions>, file: DescFile): Printable {
   if (schema.options.profile !== "a2a") return "";
   const pkg = file.proto.package;
   if (!A2A_LEGACY_PACKAGE_VERSIONS.has(pkg)) return ', { profile: "a2a" }';

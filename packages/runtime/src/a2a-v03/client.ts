@@ -10,12 +10,12 @@ import { JSON_MEDIA_TYPE } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
 import { fromJsonRpcError } from "../jsonrpc/errors.js";
 import type { JsonRpcClientDialect, JsonRpcClientMethod } from "../jsonrpc/client.js";
-import { readBounded } from "../client/body.js";
+import { answerJson, jsonOrUndefined, readBounded } from "../client/body.js";
 import { clientError } from "../client/client-error.js";
 import type { ClientOptions } from "../client/options.js";
 import { rpcErrorFromStatusJson } from "../client/status.js";
 import { SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-client.js";
-import { A2A_V03 } from "./common.js";
+import { A2A_V03, copyPresent } from "./common.js";
 import * as rest from "./proto-json.js";
 import * as spec from "./spec-json.js";
 
@@ -27,9 +27,9 @@ function notInV03(rpc: string): RpcError {
 const jsonRpcMethods: ReadonlyMap<string, JsonRpcClientMethod> = new Map<string, JsonRpcClientMethod>([
   ["SendMessage", { name: "message/send", params: spec.sendParamsOut, result: spec.sendResultIn }],
   ["SendStreamingMessage", { name: "message/stream", params: spec.sendParamsOut, result: spec.streamEventIn }],
-  ["GetTask", { name: "tasks/get", params: (r) => pick(r, ["id", "historyLength"]), result: (v) => spec.taskIn(v) }],
-  ["CancelTask", { name: "tasks/cancel", params: (r) => pick(r, ["id", "metadata"]), result: (v) => spec.taskIn(v) }],
-  ["SubscribeToTask", { name: "tasks/resubscribe", params: (r) => pick(r, ["id"]), result: spec.streamEventIn }],
+  ["GetTask", { name: "tasks/get", params: (r) => copyPresent(r, {}, ["id", "historyLength"]), result: (v) => spec.taskIn(v) }],
+  ["CancelTask", { name: "tasks/cancel", params: (r) => copyPresent(r, {}, ["id", "metadata"]), result: (v) => spec.taskIn(v) }],
+  ["SubscribeToTask", { name: "tasks/resubscribe", params: (r) => copyPresent(r, {}, ["id"]), result: spec.streamEventIn }],
   [
     "CreateTaskPushNotificationConfig",
     { name: "tasks/pushNotificationConfig/set", params: spec.pushConfigOut, result: spec.pushConfigResultIn },
@@ -54,12 +54,6 @@ export const A2A_V03_JSONRPC_CLIENT: JsonRpcClientDialect = {
     return m;
   },
 };
-
-function pick(r: JsonObject, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const k of keys) if (r[k] !== undefined) out[k] = r[k]!;
-  return out;
-}
 
 /** One v1.0 rpc on v0.3's HTTP+JSON binding: the request's method, path and body, and its answer read back. */
 interface RestCall {
@@ -140,14 +134,6 @@ function restError(json: unknown, text: string, status: number): RpcError {
   );
 }
 
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The answer's JSON read by `read`, a wrong shape being the server's fault (INTERNAL), not the caller's. */
 function readAnswer(rpc: string, read: (v: unknown) => JsonValue, v: unknown, status: number, what: string): JsonValue {
   try {
@@ -186,32 +172,27 @@ export function a2aV03RestWire(options: ClientOptions): ClientWire {
         },
         async answerError(res) {
           const text = await readBounded(res, maxResponseSize ?? 1 << 20, `the HTTP ${res.status} error body`).catch(() => "");
-          return restError(parse(text), text, res.status);
+          return restError(jsonOrUndefined(text), text, res.status);
         },
         answer(text, status) {
           // DeleteTaskPushNotificationConfig may answer 204 or an empty 200.
           if (/^\s*$/.test(text)) return {};
-          const json = parse(text);
-          if (json === undefined)
-            throw new RpcError(Code.INTERNAL, `${rpc}: the response is not JSON: ${text.slice(0, 200)}`, [], { httpStatus: status });
-          return readAnswer(rpc, call!.result, json, status, "the response");
+          return readAnswer(rpc, call!.result, answerJson(rpc, text, status, "the response"), status, "the response");
         },
         event(e: EventSourceMessage, status) {
           if (e.data === "") return undefined;
-          const json = parse(e.data);
+          const json = e.event === "error" ? jsonOrUndefined(e.data) : answerJson(rpc, e.data, status, "a stream event");
           if (
             e.event === "error" ||
             (typeof json === "object" && json !== null && "code" in json && "message" in json && !("task" in json))
           ) {
             throw restError(json, e.data, status);
           }
-          if (json === undefined)
-            throw new RpcError(Code.INTERNAL, `${rpc}: a stream event is not JSON: ${e.data.slice(0, 200)}`, [], { httpStatus: status });
           return readAnswer(rpc, call!.result, json, status, "a stream event");
         },
         async notAStream(res) {
           const text = await readBounded(res, maxResponseSize ?? 1 << 20, `${rpc}: the response`);
-          throw restError(parse(text), text, res.status);
+          throw restError(jsonOrUndefined(text), text, res.status);
         },
       };
       return wire as RpcWire<unknown>;

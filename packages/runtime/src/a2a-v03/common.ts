@@ -63,11 +63,13 @@ function v1StateName(key: string): string {
   return `TASK_STATE_${key}`;
 }
 
-const v1StateNumbers = new Map<string, number>([...stateKeys].map(([n, k]) => [v1StateName(k), n]));
+// Made on first use: a map built at load time would stay in a client's bundle, which reads no v1.0 state by name.
+let v1StateNumbers: Map<string, number> | undefined;
 
 /** The number of a v1.0 ProtoJSON state name (or number), 0 for anything else. */
 export function v1StateNumber(state: JsonValue | undefined): number {
   if (typeof state === "number") return state;
+  v1StateNumbers ??= new Map([...stateKeys].map(([n, k]) => [v1StateName(k), n]));
   return typeof state === "string" ? (v1StateNumbers.get(state) ?? 0) : 0;
 }
 

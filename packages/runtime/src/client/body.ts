@@ -35,3 +35,21 @@ export async function readBounded(res: Response, limit: number, what: string): P
   }
   return decodeChunks(chunks, size);
 }
+
+/** JSON.parse's value, or undefined for text that is not JSON. */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON of an answer's text (`what`: "the response", "a stream event"); text that is not JSON is the server's fault: INTERNAL. */
+export function answerJson(rpc: string, text: string, status: number, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new RpcError(Code.INTERNAL, `${rpc}: ${what} is not JSON: ${text.slice(0, 200)}`, [], { httpStatus: status, cause });
+  }
+}

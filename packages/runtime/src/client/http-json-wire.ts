@@ -2,12 +2,12 @@
 // rpc that fits the request, with path, query and body filled from the
 // request's ProtoJSON; a non-2xx answer is a google.rpc.Status; a stream is
 // server-sent events whose `event: error` (or a bare `{"error": ...}`) is one.
-import type { DescField, JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
 import { A2A_MEDIA_TYPE, JSON_MEDIA_TYPE, isA2ASubscribeMethod } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
-import type { RouteBinding } from "../route-binding.js";
-import { readBounded } from "./body.js";
+import { answerJson, jsonOrUndefined, readBounded } from "./body.js";
+import type { ClientField, ClientRoute } from "../route-binding.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { appendQuery, choosePlan, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
@@ -57,34 +57,12 @@ export function httpJsonWire(options: ClientOptions, profile: ClientProfile): Cl
         answer(text, status, chosen) {
           // An empty body is the empty message (google.protobuf.Empty answers with none).
           if (/^\s*$/.test(text)) return {};
-          let json: JsonValue;
-          try {
-            json = JSON.parse(text) as JsonValue;
-          } catch (cause) {
-            throw new RpcError(Code.INTERNAL, `${rpc}: the response is not JSON: ${text.slice(0, 200)}`, [], { httpStatus: status, cause });
-          }
-          return asOutput(chosen, json);
+          return asOutput(chosen, answerJson(rpc, text, status, "the response") as JsonValue);
         },
         event(e: EventSourceMessage, status, chosen) {
-          if (e.event === "error") {
-            let json: unknown;
-            try {
-              json = JSON.parse(e.data);
-            } catch {
-              json = undefined;
-            }
-            throw streamError(json, e.data, status);
-          }
+          if (e.event === "error") throw streamError(jsonOrUndefined(e.data), e.data, status);
           if (e.data === "") return undefined;
-          let json: JsonValue;
-          try {
-            json = JSON.parse(e.data) as JsonValue;
-          } catch (cause) {
-            throw new RpcError(Code.INTERNAL, `${rpc}: a stream event is not JSON: ${e.data.slice(0, 200)}`, [], {
-              httpStatus: status,
-              cause,
-            });
-          }
+          const json = answerJson(rpc, e.data, status, "a stream event") as JsonValue;
           if (!outputHasErrorField && json !== null && typeof json === "object" && !Array.isArray(json) && json["error"] !== undefined) {
             throw streamError(json, e.data, status);
           }
@@ -117,7 +95,7 @@ async function notAStream(rpc: string, res: Response): Promise<RpcError> {
 }
 
 /** The HTTP method the client sends for a binding. */
-function clientMethod(b: RouteBinding, a2a: boolean): string {
+function clientMethod(b: ClientRoute, a2a: boolean): string {
   // A2A: a subscribe rpc's proto says GET, the spec text POST, and every SDK
   // server takes POST (Java only POST); ours take both.
   if (a2a && b.method === "GET" && isA2ASubscribeMethod(b.descriptor.name)) return "POST";
@@ -127,7 +105,7 @@ function clientMethod(b: RouteBinding, a2a: boolean): string {
 }
 
 /** The JSON a body field has when it is unset. */
-function defaultJson(field: DescField): JsonValue {
+function defaultJson(field: ClientField): JsonValue {
   switch (field.fieldKind) {
     case "list":
       return [];

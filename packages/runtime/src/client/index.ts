@@ -23,7 +23,25 @@
  * - Errors are all RpcError; see {@link createRouteClient} for which code means what
  *   (`httpStatus` 0 when no HTTP answer was received).
  */
-export { createRouteClient } from "./route-client.js";
+export { createCodecClient, createRouteClient } from "./route-client.js";
+export type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
+export type { ClientCodecs, RpcCodec } from "./wire-client.js";
+export { createLeanClient, leanRpcName, type LeanRoute, type LeanVariable } from "./lean-client.js";
+export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue } from "./lean-wkt.js";
+export { leanDouble, leanFloat, leanInt64, leanUint64 } from "./lean-numbers.js";
+export { leanAny } from "./lean-any.js";
+export {
+  readLean,
+  writeLean,
+  type LeanEnum,
+  type LeanField,
+  type LeanMessage,
+  type LeanOptions,
+  type LeanScalar,
+  type LeanType,
+  type LeanWkt,
+  type LeanWrapper,
+} from "./lean-json.js";
 export { DEFAULT_MAX_EVENT_SIZE } from "./options.js";
 export type {
   CallOptions,

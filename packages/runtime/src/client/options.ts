@@ -1,6 +1,6 @@
 import type { Registry } from "@bufbuild/protobuf";
 import type { JsonCodec } from "../transcoding/message-json.js";
-import type { RouteBinding } from "../route-binding.js";
+import type { ClientRoute } from "../route-binding.js";
 import type { RedirectPolicy } from "./redirect.js";
 import type { RetryOptions } from "./retry.js";
 
@@ -12,7 +12,7 @@ export interface ClientRequest {
   /** The rpc, lowerCamel ("getTask"). */
   readonly rpc: string;
   /** The binding the request was built from (over JSON-RPC, the rpc's first). */
-  readonly binding: RouteBinding;
+  readonly binding: ClientRoute;
   /** True for a server-streaming rpc (the response is text/event-stream). */
   readonly streaming: boolean;
   method: string;

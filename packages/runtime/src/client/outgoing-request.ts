@@ -1,5 +1,5 @@
 import { A2A_VERSION_HEADER } from "../a2a.js";
-import type { RouteBinding } from "../route-binding.js";
+import type { ClientRoute } from "../route-binding.js";
 import type { ClientOptions, ClientRequest } from "./options.js";
 
 type HeaderEntries = [string, string][];
@@ -64,7 +64,7 @@ export class OutgoingRequest implements ClientRequest {
   private made: Headers | undefined;
   constructor(
     readonly rpc: string,
-    readonly binding: RouteBinding,
+    readonly binding: ClientRoute,
     readonly streaming: boolean,
     public method: string,
     public url: string,

@@ -1,8 +1,8 @@
-import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, type RpcError } from "../errors.js";
-import type { RouteBinding } from "../route-binding.js";
 import type { TemplateSegment } from "../path-template.js";
 import { clientError } from "./client-error.js";
+import type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 import { escapeComponent, escapeMultiSegment } from "./encode.js";
 
 interface VariablePlan {
@@ -18,7 +18,7 @@ interface VariablePlan {
 
 /** One binding, compiled once: how to fill its template, body and query. */
 export interface BindingPlan {
-  readonly binding: RouteBinding;
+  readonly binding: ClientRoute;
   /** The HTTP method the client sends. */
   readonly method: string;
   /** Literal text and variable slots, in order; the path is their concatenation. */
@@ -27,7 +27,7 @@ export interface BindingPlan {
   /** Set when the template has a wildcard outside any variable: a client cannot fill it. */
   readonly unfillable?: string;
   /** "" none, "*" the whole request, or the JSON name of the body field. */
-  readonly body: "" | "*" | { readonly jsonName: string; readonly field: DescField };
+  readonly body: "" | "*" | { readonly jsonName: string; readonly field: ClientField };
   /** The JSON name of the response_body field, or undefined for the whole message. */
   readonly responseJsonName: string | undefined;
 }
@@ -42,11 +42,11 @@ function decodeLiteral(s: string): string {
   }
 }
 
-function resolveFieldPath(input: DescMessage, path: readonly string[], where: string): DescField[] {
-  const fields: DescField[] = [];
-  let msg: DescMessage | undefined = input;
+function resolveFieldPath(input: ClientMessage, path: readonly string[], where: string): ClientField[] {
+  const fields: ClientField[] = [];
+  let msg: ClientMessage | undefined = input;
   for (const name of path) {
-    const field: DescField | undefined = msg?.fields.find((f) => f.name === name);
+    const field: ClientField | undefined = msg?.fields.find((f) => f.name === name);
     if (!field) throw new Error(`${where}: ${input.typeName} has no field ${path.join(".")}`);
     fields.push(field);
     msg = field.fieldKind === "message" ? field.message : undefined;
@@ -55,20 +55,23 @@ function resolveFieldPath(input: DescMessage, path: readonly string[], where: st
 }
 
 /** Compiles a route table row; `method` is the HTTP method the client sends. */
-export function compileBinding(b: RouteBinding, method: string): BindingPlan {
+export function compileBinding(b: ClientRoute, method: string): BindingPlan {
   const where = `${b.rpc} ${b.method} ${b.template}`;
   const { segments, verb } = b.path;
   const variables: VariablePlan[] = [];
   const parts: (string | number)[] = [];
   let unfillable: string | undefined;
   let i = 0;
-  const sorted = [...b.path.variables].sort((x, y) => x.start - y.start);
-  for (const v of sorted) {
-    for (; i < v.start; i++) {
+  const literals = (to: number) => {
+    for (; i < to; i++) {
       const s = segments[i]!;
       if (s.kind !== "literal") unfillable = `the template has a "${s.kind}" outside any variable`;
       parts.push(`/${s.kind === "literal" ? s.value : s.kind}`);
     }
+  };
+  const sorted = [...b.path.variables].sort((x, y) => x.start - y.start);
+  for (const v of sorted) {
+    literals(v.start);
     const fields = resolveFieldPath(b.input, v.fieldPath, where);
     const re = valuePattern(segments.slice(v.start, v.end), v.multiSegment);
     parts.push("/", variables.length);
@@ -84,11 +87,7 @@ export function compileBinding(b: RouteBinding, method: string): BindingPlan {
     });
     i = v.end;
   }
-  for (; i < segments.length; i++) {
-    const s = segments[i]!;
-    if (s.kind !== "literal") unfillable = `the template has a "${s.kind}" outside any variable`;
-    parts.push(`/${s.kind === "literal" ? s.value : s.kind}`);
-  }
+  literals(segments.length);
   if (segments.length === 0) parts.push("/");
   if (verb !== "") parts.push(`:${verb}`);
 
@@ -226,7 +225,7 @@ const wkt = /^google\.protobuf\./;
  * repeated fields repeat the key; well-known types in their ProtoJSON
  * string form.
  */
-export function appendQuery(rpc: string, desc: DescMessage, json: JsonObject, prefix: string, out: string[]): void {
+export function appendQuery(rpc: string, desc: ClientMessage, json: JsonObject, prefix: string, out: string[]): void {
   for (const field of desc.fields) {
     const v = json[field.jsonName];
     if (v === undefined || v === null) continue;

@@ -7,7 +7,7 @@
  * reads and push config deletes are; SendMessage and CancelTask are not.
  * Unary calls only: a stream that fails is resubscribed by its caller.
  */
-import type { DescMethod } from "@bufbuild/protobuf";
+import type { ClientRoute } from "../route-binding.js";
 import { Code, RpcError, retryDelayOf } from "../errors.js";
 import { retryAfterMs } from "../retry-wait.js";
 
@@ -40,7 +40,7 @@ export function retryPolicy(option: RetryOptions | false | undefined): RetryPoli
 const IDEMPOTENT_HTTP_METHODS = new Set(["GET", "PUT", "DELETE"]);
 
 /** Whether calling the rpc twice does no more than calling it once (see the file's comment). */
-export function isIdempotent(method: DescMethod, primaryHttpMethod: string): boolean {
+export function isIdempotent(method: ClientRoute["descriptor"], primaryHttpMethod: string): boolean {
   // 0 is IDEMPOTENCY_UNKNOWN (google.protobuf.MethodOptions), compared as a number: the enum would bring descriptor_pb into the client's bundle.
   return method.idempotency !== 0 || IDEMPOTENT_HTTP_METHODS.has(primaryHttpMethod.toUpperCase());
 }

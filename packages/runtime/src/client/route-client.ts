@@ -1,10 +1,12 @@
 import { A2A_V03_JSONRPC_CLIENT, a2aV03RestWire, clientSpeaksV03 } from "../a2a-v03/client.js";
 import { A2A_V03 } from "../a2a-v03/common.js";
-import { createJsonRpcClient, jsonRpcWire } from "../jsonrpc/client.js";
+import { jsonRpcWire } from "../jsonrpc/client.js";
 import type { RouteBinding } from "../route-binding.js";
+import type { ClientRoute } from "../route-binding.js";
 import { httpJsonWire } from "./http-json-wire.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
-import { createWireClient } from "./wire-client.js";
+import { reflectCodecs } from "./reflect-codec.js";
+import { createWireClient, type ClientCodecs } from "./wire-client.js";
 
 /**
  * Builds a client object with one method per rpc of a route table, over
@@ -22,6 +24,20 @@ import { createWireClient } from "./wire-client.js";
  * - a stream event over `maxEventSize`, a unary body over `maxResponseSize`: RESOURCE_EXHAUSTED.
  */
 export function createRouteClient<T>(routes: readonly RouteBinding[], options: ClientOptions, profile: ClientProfile = {}): T {
+  return createCodecClient<T, RouteBinding>(routes, reflectCodecs(options), options, profile);
+}
+
+/**
+ * {@link createRouteClient} with the messages written and read by `codecs`:
+ * what a lean generated client (plugin option `client=lean`) calls with its
+ * descriptor-free table and generated codecs, so that it bundles no reflection.
+ */
+export function createCodecClient<T, R extends ClientRoute = ClientRoute>(
+  routes: readonly R[],
+  codecs: ClientCodecs<R>,
+  options: ClientOptions,
+  profile: ClientProfile = {},
+): T {
   // An agent that speaks only A2A v0.3 (a2a-v03/client.ts): the same API, v0.3 on the wire.
   if (clientSpeaksV03(options)) {
     if (profile.profile !== "a2a" || routes[0]?.descriptor.parent.typeName !== "lf.a2a.v1.A2AService") {
@@ -29,8 +45,8 @@ export function createRouteClient<T>(routes: readonly RouteBinding[], options: C
     }
     const v03 = { ...profile, a2aVersion: A2A_V03 };
     const wire = options.transport === "jsonrpc" ? jsonRpcWire(options, A2A_V03_JSONRPC_CLIENT) : a2aV03RestWire(options);
-    return createWireClient<T>(routes, options, v03, wire);
+    return createWireClient<T, R>(routes, options, v03, wire, codecs);
   }
-  if (options.transport === "jsonrpc") return createJsonRpcClient<T>(routes, options, profile);
-  return createWireClient<T>(routes, options, profile, httpJsonWire(options, profile));
+  const wire = options.transport === "jsonrpc" ? jsonRpcWire(options) : httpJsonWire(options, profile);
+  return createWireClient<T, R>(routes, options, profile, wire, codecs);
 }

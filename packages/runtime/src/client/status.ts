@@ -1,4 +1,4 @@
-import { Code, RpcError, codeFromHttpStatus, httpStatusFromCode, type ErrorDetail } from "../errors.js";
+import { Code, RpcError, codeFromHttpStatus, httpStatusFromCode, isErrorDetail, type ErrorDetail } from "../errors.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 
 /** How many characters of a non-JSON error body go into the error message. */
@@ -7,8 +7,7 @@ const SNIPPET = 200;
 const codeByName: ReadonlyMap<string, Code> = new Map(Object.entries(Code).filter((e): e is [string, Code] => typeof e[1] === "number"));
 
 function toDetails(value: unknown): ErrorDetail[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter((d): d is ErrorDetail => d !== null && typeof d === "object" && !Array.isArray(d) && typeof d["@type"] === "string");
+  return Array.isArray(value) ? value.filter(isErrorDetail) : [];
 }
 
 /**

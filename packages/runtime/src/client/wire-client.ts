@@ -4,16 +4,14 @@
 // from the answer's JSON. What differs between HTTP+JSON and JSON-RPC (the
 // URL, method and body; where the message sits in the answer; how an error
 // looks) is the binding's {@link ClientWire}.
-import { create, fromJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { EventSourceMessage } from "eventsource-parser";
 import { A2A_DEFAULT_VERSIONS, A2A_TENANT, mediaTypeOf } from "../a2a.js";
-import { readLenient, routeCodecs, writePlain } from "../transcoding/message-json.js";
 import { Code, RpcError } from "../errors.js";
-import type { MessageJsonCodec } from "../codegen/index.js";
-import type { RouteBinding } from "../route-binding.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 import { startCallSignal } from "./call-signal.js";
 import { clientError } from "./client-error.js";
+import type { ClientRoute } from "../route-binding.js";
 import { DEFAULT_MAX_EVENT_SIZE, type CallOptions, type ClientNext, type ClientOptions, type ClientProfile } from "./options.js";
 import { callHeaders, OutgoingRequest, type CallHeaders } from "./outgoing-request.js";
 import { fetchFollowing } from "./redirect.js";
@@ -36,12 +34,12 @@ export interface ClientWire {
   /** Accept of a streaming call unless the headers set it. */
   readonly acceptStream: string;
   /** One rpc's wire, from its bindings in proto order; called once per rpc. */
-  rpc(bindings: readonly RouteBinding[]): RpcWire<unknown>;
+  rpc(bindings: readonly ClientRoute[]): RpcWire<unknown>;
 }
 
 /** The HTTP request of one call; `key` is handed back when its answer is read. */
 export interface WireRequest<K> {
-  readonly binding: RouteBinding;
+  readonly binding: ClientRoute;
   readonly method: string;
   readonly url: string;
   readonly body: string | undefined;
@@ -66,19 +64,29 @@ export interface RpcWire<K> {
   notAStream(res: Response, key: K): Promise<JsonValue>;
 }
 
+/** How one rpc's messages are written to and read from ProtoJSON. */
+export interface RpcCodec {
+  /** The request's ProtoJSON, a fresh object the call may change; throws when the request cannot be written. */
+  write(request: object): JsonObject;
+  /** The message of an answer's ProtoJSON; throws when the JSON is not one. */
+  read(json: JsonValue): unknown;
+}
+
+/** The codec of each rpc, asked once per rpc with its first binding: by reflection (reflect-codec.ts) or generated (a lean client). */
+export type ClientCodecs<R extends ClientRoute = ClientRoute> = (route: R) => RpcCodec;
+
 type AnyMethod = (request: object, options?: CallOptions) => unknown;
 
 interface RpcPlan {
   readonly rpc: string;
-  readonly input: DescMessage;
-  readonly output: DescMessage;
+  /** The output's full name, for errors. */
+  readonly outputName: string;
   readonly streaming: boolean;
   readonly wire: RpcWire<unknown>;
   /** The JSON name of the input's top-level string `tenant` field, when it has one. */
   readonly tenantJsonName: string | undefined;
   readonly headers: CallHeaders;
-  /** The route table's generated JSON codecs, unless turned off. */
-  readonly json: { input?: MessageJsonCodec; output?: MessageJsonCodec } | undefined;
+  readonly codec: RpcCodec;
   /** Whether an UNAVAILABLE answer is tried again (an idempotent unary rpc, retries on: retry.ts). */
   readonly retries: boolean;
 }
@@ -88,14 +96,18 @@ interface RpcPlan {
  * over `wire`. Every failure is an RpcError; see `createRouteClient` for
  * which code means what.
  */
-export function createWireClient<T>(routes: readonly RouteBinding[], options: ClientOptions, profile: ClientProfile, wire: ClientWire): T {
+export function createWireClient<T, R extends ClientRoute = ClientRoute>(
+  routes: readonly R[],
+  options: ClientOptions,
+  profile: ClientProfile,
+  wire: ClientWire,
+  codecs: ClientCodecs<R>,
+): T {
   const a2aVersion = profile.profile === "a2a" ? (profile.a2aVersion ?? A2A_DEFAULT_VERSIONS[0]) : undefined;
   const contentType = options.contentType ?? wire.contentType;
   const tenant = options.tenant ?? "";
-  const registry = options.registry;
   const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
   const maxResponseSize = options.maxResponseSize ?? DEFAULT_MAX_RESPONSE_SIZE;
-  const readOptions = registry ? { ignoreUnknownFields: true, registry } : { ignoreUnknownFields: true };
   const retry = retryPolicy(options.retry);
 
   let send: ClientNext = (req) => {
@@ -114,7 +126,7 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
   };
   for (const icpt of [...(options.interceptors ?? [])].reverse()) send = icpt(send);
 
-  const byRpc = new Map<string, RouteBinding[]>();
+  const byRpc = new Map<string, R[]>();
   for (const b of routes) {
     const list = byRpc.get(b.rpc);
     if (list) list.push(b);
@@ -126,13 +138,12 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
     const streaming = first.streaming === "server";
     const plan: RpcPlan = {
       rpc,
-      input: first.input,
-      output: first.output,
+      outputName: first.output.typeName,
       streaming,
       wire: wire.rpc(bindings),
       tenantJsonName: first.input.fields.find((f) => f.name === A2A_TENANT && f.fieldKind === "scalar")?.jsonName,
       headers: callHeaders(options, { a2aVersion, accept: streaming ? wire.acceptStream : wire.acceptUnary, contentType }),
-      json: routeCodecs(first, options),
+      codec: codecs(first),
       retries: retry !== undefined && !streaming && isIdempotent(first.descriptor, first.method),
     };
     client[rpc] = streaming ? (request, o) => stream(plan, request, o) : (request, o) => unary(plan, request, o);
@@ -147,9 +158,7 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
   ): Promise<{ req: OutgoingRequest; key: unknown }> {
     let json: JsonObject;
     try {
-      const msg = create(plan.input, request as never) as Message;
-      // With a registry the route's codecs are off (routeCodecs): protobuf-es writes, with it.
-      json = writePlain(plan.input, plan.json?.input, msg, registry) as JsonObject;
+      json = plan.codec.write(request);
     } catch (cause) {
       if (cause instanceof RpcError) throw cause;
       throw clientError(Code.INVALID_ARGUMENT, `${plan.rpc}: the request cannot be encoded: ${String(cause)}`, cause);
@@ -167,9 +176,9 @@ export function createWireClient<T>(routes: readonly RouteBinding[], options: Cl
   /** The message of an answer's JSON; `what` names the JSON in the error ("the response"). */
   function readMessage(plan: RpcPlan, json: JsonValue, status: number, what: string): unknown {
     try {
-      return registry === undefined ? readLenient(plan.output, plan.json?.output, json) : fromJson(plan.output, json, readOptions);
+      return plan.codec.read(json);
     } catch (cause) {
-      throw new RpcError(Code.INTERNAL, `${plan.rpc}: ${what} is not a valid ${plan.output.typeName}: ${String(cause)}`, [], {
+      throw new RpcError(Code.INTERNAL, `${plan.rpc}: ${what} is not a valid ${plan.outputName}: ${String(cause)}`, [], {
         httpStatus: status,
         cause,
       });

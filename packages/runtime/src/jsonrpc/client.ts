@@ -5,9 +5,10 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { JSON_MEDIA_TYPE } from "../a2a.js";
 import { Code, RpcError } from "../errors.js";
-import type { RouteBinding } from "../route-binding.js";
-import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "../client/body.js";
+import { DEFAULT_MAX_RESPONSE_SIZE, jsonOrUndefined, readBounded } from "../client/body.js";
 import type { ClientOptions, ClientProfile } from "../client/options.js";
+import { reflectCodecs } from "../client/reflect-codec.js";
+import type { RouteBinding } from "../route-binding.js";
 import { rpcErrorFromResponse } from "../client/status.js";
 import { createWireClient, SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-client.js";
 import { fromJsonRpcError } from "./errors.js";
@@ -21,7 +22,7 @@ import { fromJsonRpcError } from "./errors.js";
  * response that is not JSON-RPC, or answers another id, is INTERNAL.
  */
 export function createJsonRpcClient<T>(routes: readonly RouteBinding[], options: ClientOptions, profile: ClientProfile = {}): T {
-  return createWireClient<T>(routes, options, profile, jsonRpcWire(options));
+  return createWireClient<T, RouteBinding>(routes, options, profile, jsonRpcWire(options), reflectCodecs(options));
 }
 
 /** One rpc in another protocol version's JSON-RPC: its method name and its translations. */
@@ -94,32 +95,24 @@ export function jsonRpcWire(options: ClientOptions, dialect?: JsonRpcClientDiale
         /** A non-2xx answer: its JSON-RPC error object when it has one, else a google.rpc.Status or the status alone. */
         async answerError(res) {
           const text = await readBounded(res, maxResponseSize, `the HTTP ${res.status} error body`).catch(() => "");
-          const envelope = parseJson(text);
+          const envelope = jsonOrUndefined(text);
           if (isEnvelope(envelope) && envelope["error"] !== undefined)
             return withStatus(fromJsonRpcError(envelope["error"], res.status), res.status);
           return rpcErrorFromResponse(new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers }));
         },
-        answer: (text, status, id) => result(parseJson(text), text, status, id),
+        answer: (text, status, id) => result(jsonOrUndefined(text), text, status, id),
         // Every event (`event: error` too) is one JSON-RPC response.
-        event: (e, status, id) => (e.data === "" ? undefined : result(parseJson(e.data), e.data, status, id)),
+        event: (e, status, id) => (e.data === "" ? undefined : result(jsonOrUndefined(e.data), e.data, status, id)),
         // An error before the first event comes as a plain JSON-RPC answer; a
         // server that answers with one result gave the stream's one event.
         async notAStream(res, id) {
           const text = await readBounded(res, maxResponseSize, `${rpc}: the response`);
-          return result(parseJson(text), text, res.status, id);
+          return result(jsonOrUndefined(text), text, res.status, id);
         },
       };
       return wire as RpcWire<unknown>;
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function isEnvelope(v: unknown): v is Record<string, unknown> {

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 error objects <-> RpcError, over the same A2A reasons that
 // HTTP+JSON carries in google.rpc.ErrorInfo (A2A spec §5.4, §9.5).
 import { A2A_DOMAIN, a2aCode, a2aErrorReason, a2aJsonRpcCode, a2aReasonOfJsonRpcCode, withA2AErrorInfo } from "../a2a.js";
-import { Code, ERROR_INFO_TYPE, RpcError, codeFromHttpStatus, errorInfo, type ErrorDetail } from "../errors.js";
+import { Code, ERROR_INFO_TYPE, RpcError, codeFromHttpStatus, errorInfo, isErrorDetail, type ErrorDetail } from "../errors.js";
 
 /** The error codes JSON-RPC 2.0 itself defines. */
 export const JsonRpcCode = {
@@ -73,8 +73,8 @@ export function fromJsonRpcError(error: unknown, httpStatus: number): RpcError {
   const details: ErrorDetail[] = [];
   let metadata: Record<string, string> = {};
   if (Array.isArray(data)) {
-    for (const d of data) if (isDetail(d)) details.push(d);
-  } else if (isDetail(data)) {
+    for (const d of data) if (isErrorDetail(d)) details.push(d);
+  } else if (isErrorDetail(data)) {
     details.push(data);
   } else if (typeof data === "object" && data !== null) {
     metadata = Object.fromEntries(Object.entries(data).filter((e): e is [string, string] => typeof e[1] === "string"));
@@ -92,8 +92,4 @@ export function fromJsonRpcError(error: unknown, httpStatus: number): RpcError {
     code = Code.UNKNOWN;
   }
   return new RpcError(code, message, details);
-}
-
-function isDetail(v: unknown): v is ErrorDetail {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as Record<string, unknown>)["@type"] === "string";
 }
