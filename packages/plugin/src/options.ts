@@ -88,7 +88,8 @@ const optionNames = [...Object.keys(choices), "runtime_import"];
 export const optionSummaries: Readonly<Record<keyof typeof choices | "runtime_import", string>> = {
   profile: "a2a adds A2A's HTTP+JSON rules (media type, A2A-Version, tenants, ErrorInfo) and create<Service>Agent",
   server: "which server adapters to write (repeat it for several)",
-  client: "write the fetch client; lean: one without protobuf-es's reflection (proto3; Any by reflection with the registry), for browser bundles",
+  client:
+    "write the fetch client; lean: one without protobuf-es's reflection (proto3; Any by reflection with the registry), for browser bundles",
   stub: "write the UNIMPLEMENTED handler stub",
   agent: "with profile=a2a, write <file>_http_agent.ts (the task engine bound to your types)",
   connect: "write <file>_http_connect.ts, the gRPC binding through connect-es",
