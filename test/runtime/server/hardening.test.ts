@@ -383,6 +383,13 @@ describe.each(frameworks)("hardening on %s", (framework) => {
     });
 
     test("SSE keep-alive comments at keepAliveMs while the handler is idle", async () => {
+      // The handler stays idle until the client has read three comments (or 5 s
+      // pass): on a loaded machine timers fire late, so the test bounds the time
+      // between comments from below (a late timer only lengthens it) rather than
+      // counting them in a fixed window.
+      const stamps: number[] = [];
+      let threeRead: () => void = () => {};
+      const three = new Promise<void>((r) => (threeRead = r));
       const s = await run(
         framework,
         {
@@ -390,7 +397,7 @@ describe.each(frameworks)("hardening on %s", (framework) => {
           handlers: {
             subscribeToTask: async function* () {
               yield ev;
-              await new Promise((r) => setTimeout(r, 260));
+              await Promise.race([three, new Promise((r) => setTimeout(r, 5_000))]);
               yield ev;
             },
           },
@@ -401,15 +408,19 @@ describe.each(frameworks)("hardening on %s", (framework) => {
         const req = httpRequest(s.url + "/tasks/t1:subscribe", { headers: v }, (res) => {
           let t = "";
           res.setEncoding("utf8");
-          res.on("data", (c: string) => (t += c));
+          res.on("data", (c: string) => {
+            t += c;
+            for (const _ of c.matchAll(/^:/gm)) stamps.push(performance.now());
+            if (stamps.length >= 3) threeRead();
+          });
           res.on("end", () => resolve(t));
         });
         req.on("error", reject);
         req.end();
       });
-      const comments = text.split("\n").filter((l) => l.startsWith(":")).length;
-      expect(comments).toBeGreaterThanOrEqual(3);
-      expect(comments).toBeLessThanOrEqual(6);
+      expect(stamps.length).toBeGreaterThanOrEqual(3);
+      // At most one comment per 3/4 of keepAliveMs (the shared ticker's granularity), a millisecond's slack.
+      expect(stamps[2]! - stamps[0]!).toBeGreaterThanOrEqual(2 * 37.5 - 1);
       expect(parseSse(text.replace(/^:.*\n\n/gm, ""))).toHaveLength(2);
     });
   });
@@ -515,16 +526,22 @@ describe("SseStream", () => {
       40,
     );
     const comments: Uint8Array[] = [];
-    stream.keepAliveTo((c) => comments.push(c));
+    const stamps: number[] = [];
+    stream.keepAliveTo((c) => {
+      comments.push(c);
+      stamps.push(performance.now());
+    });
     expect(await stream.next()).toBe("data: first\n\n");
     expect(await stream.next()).toBe("data: 1\n\n");
     const quiet = stream.next();
-    await new Promise((r) => setTimeout(r, 230));
+    // Quiet until four comments came (or 5 s): a loaded machine's late timers
+    // stretch the wait, so the gaps are bounded from below, not counted in a window.
+    for (const end = Date.now() + 5_000; comments.length < 4 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
     release();
     expect(await quiet).toBe("data: 2\n\n");
-    // Every 30-40 ms for 230 ms; none from next() itself.
     expect(comments.length).toBeGreaterThanOrEqual(4);
-    expect(comments.length).toBeLessThanOrEqual(8);
+    // One comment per 30-40 ms at most (3/4 of keepAliveMs at least between two), a millisecond's slack; none from next() itself.
+    expect(stamps[3]! - stamps[0]!).toBeGreaterThanOrEqual(3 * 30 - 1);
     expect(new Set(comments).size).toBe(1);
     expect(new TextDecoder().decode(comments[0])).toBe(": keep-alive\n\n");
     expect(await stream.next()).toBeUndefined();
