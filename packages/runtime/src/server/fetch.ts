@@ -61,6 +61,25 @@ export function fetchHandlerOf(handle: UniversalHandler): FetchHandler {
 
 const encoder = new TextEncoder();
 
+/** The last chunk of text sharedBytes() encoded, and its bytes. */
+let lastText: string | undefined;
+let lastBytes: Uint8Array = new Uint8Array(0);
+
+/**
+ * A chunk's bytes, the same array for the same text: an event shared by
+ * many streams (shared-encoding.ts) is one text, encoded once here rather
+ * than once per subscriber. Only where the host writes the bytes to node's
+ * response, which never changes or detaches them; another host may take
+ * over (transfer) what it is given, so each stream gets its own there.
+ */
+function sharedBytes(text: string): Uint8Array {
+  if (text !== lastText) {
+    lastBytes = encoder.encode(text);
+    lastText = text;
+  }
+  return lastBytes;
+}
+
 /** The Response, once a body that was never read is drained where the connection closes after the answer (drain.ts). */
 function answerOf(response: UniversalServerResponse, req: FetchRequest): Response | Promise<Response> {
   const unread = typeof response.body === "string" ? req.beforeAnswer() : undefined;
@@ -74,6 +93,7 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   const stream = body;
   // Set by cancel(): a pull still waiting for the handler must then neither enqueue nor close.
   let cancelled = false;
+  const onNode = req.onNode;
   const readable = new ReadableStream<Uint8Array>({
     start(controller) {
       // Not while the reader is behind; a copy, as the host may take over (transfer) what it is given.
@@ -93,7 +113,7 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
         req.finish();
         controller.close();
       } else {
-        controller.enqueue(encoder.encode(chunk));
+        controller.enqueue(onNode ? sharedBytes(chunk) : encoder.encode(chunk));
       }
     },
     // The reader went away (the client disconnected, or the host gave up on
@@ -109,7 +129,7 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   // on @hono/node-server, which cancels the body itself when node's response
   // closes (cancel() above): watching the signal there would make two
   // AbortControllers per open stream (the host's, made on first read, and ours).
-  if (!req.onNode) req.onAbort(() => stream.close());
+  if (!onNode) req.onAbort(() => stream.close());
   stream.writerCloses();
   return new Response(readable, { status, headers });
 }
