@@ -11,6 +11,13 @@
 //   every request a sampled root span (no traceparent sent), the executor's
 //   run span, the metrics.
 //
+// And the SDK's own floor, which no change of ours can remove: a bare
+// node:http route answering a fixed JSON body (no A2A), off and under the same
+// SDK with what any instrumented route does (the caller's context extracted,
+// one SERVER span made active around the handler, one duration histogram
+// record with three attributes). What the sdk contender adds to echo, over
+// what it adds to the floor, is ours.
+//
 //   npm run generate && npx tsc -b packages/runtime && node bench/otel.mjs [--quick] [seconds-per-run] [rounds]
 //
 // The method is bench/agent.mjs's: each contender in its own child process on
@@ -48,6 +55,7 @@ async function main() {
   const cases = {
     echo: { path: "/message:send", title: "SendMessage, echo (blocking)" },
     stream: { path: "/message:stream", title: `SendStreamingMessage, ${EVENTS} events` },
+    floor: { path: "/floor", title: "the SDK's floor: node:http, 1 span+record" },
   };
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
@@ -64,7 +72,7 @@ async function main() {
     return { name, proc, base: `http://127.0.0.1:${port}` };
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const got = new Map(NAMES.map((n) => [n, { echo: [], stream: [] }]));
+  const got = new Map(NAMES.map((n) => [n, Object.fromEntries(Object.keys(cases).map((c) => [c, []]))]));
   for (const c of Object.keys(cases)) {
     const servers = [];
     for (const n of NAMES) servers.push(await spawn(n, c));
@@ -103,8 +111,13 @@ async function main() {
       verdicts.push(`${c}: ${n}/off ${r.toFixed(3)}x (goal <= ${GOALS[n]}x: ${r <= GOALS[n] ? "met" : "NOT met"})`);
     }
   }
+  const added = (c) => median(got.get("sdk")[c]) - median(got.get("off")[c]);
+  console.log(
+    `\nadded by the SDK, µs per request: echo ${added("echo").toFixed(1)}, the floor ${added("floor").toFixed(1)} ` +
+      `(echo's is ${(added("echo") / added("floor")).toFixed(2)}x the floor's: two spans and four metric records against one and one)`,
+  );
   console.log("");
-  for (const v of verdicts) console.log(v);
+  for (const v of verdicts) if (!v.startsWith("floor")) console.log(v);
 }
 
 /** A contender's server: the engine's agent of the case, telemetry as `which` says. */
@@ -120,6 +133,7 @@ async function child(which, only) {
   const otel = await import("a2a-http/otel");
   const sdk = await sdkModules();
   if (which === "sdk") registerSdk(sdk);
+  if (only === "floor") return floor(sdk, which === "sdk");
   if (which !== "off") otel.enableOpenTelemetry();
   const { default: express } = await import("express");
   const { a2aServiceExpress } = await import("../gen/a2a_http_express.ts");
@@ -127,6 +141,46 @@ async function child(which, only) {
   const app = express();
   app.use("/", a2aServiceExpress(only === "echo" ? echo : stream));
   const s = app.listen(0, "127.0.0.1", () => process.send(s.address().port));
+}
+
+/** The floor's server: node:http, a fixed answer; `traced`: one span and one histogram record on the SDK registered. */
+async function floor(sdk, traced) {
+  const { createServer } = await import("node:http");
+  const { context, propagation, trace, metrics, SpanKind } = sdk;
+  const tracer = trace.getTracer("floor");
+  const duration = metrics.getMeter("floor").createHistogram("http.server.request.duration", { unit: "s" });
+  const answer = JSON.stringify({
+    task: { id: "t", contextId: CONTEXT_ID, status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: TEXT }] }] },
+  });
+  const reply = (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(answer);
+  };
+  const getter = { get: (h, k) => h[k], keys: (h) => Object.keys(h) };
+  const s = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      JSON.parse(Buffer.concat(chunks).toString());
+      if (!traced) return reply(res);
+      const started = performance.now();
+      const parent = propagation.extract(context.active(), req.headers, getter);
+      const span = tracer.startSpan(
+        "POST /floor",
+        { kind: SpanKind.SERVER, attributes: { "http.request.method": "POST", "http.route": "/floor" } },
+        parent,
+      );
+      context.with(trace.setSpan(parent, span), () => reply(res));
+      span.setAttribute("http.response.status_code", 200);
+      span.end();
+      duration.record((performance.now() - started) / 1000, {
+        "http.request.method": "POST",
+        "http.route": "/floor",
+        "http.response.status_code": 200,
+      });
+    });
+  });
+  s.listen(0, "127.0.0.1", () => process.send(s.address().port));
 }
 
 async function sdkModules() {

@@ -166,8 +166,6 @@ class OtelServerSpan implements ServerSpan {
     readonly span: Span,
     parent: Context,
     private readonly start: ServerCallStart,
-    /** The span's attributes at its start; the duration's too, with the status added at the end. */
-    private readonly attributes: Attributes,
   ) {
     this.ctx = trace.setSpan(parent, span);
   }
@@ -238,7 +236,8 @@ class OtelServerSpan implements ServerSpan {
     this.ended = true;
     const { httpStatus, jsonRpcCode } = this.answered ?? { httpStatus: undefined, jsonRpcCode: undefined };
     const { system } = this.start;
-    const a = this.attributes;
+    // Only what the end adds: the span cleans every attribute it is given, and those of its start it has already.
+    const a: Attributes = {};
     a["rpc.response.status_code"] = codeName(this.code);
     if (system === "grpc") a["rpc.grpc.status_code"] = this.code;
     if (httpStatus !== undefined) a["http.response.status_code"] = httpStatus;
@@ -352,7 +351,7 @@ export class OtelTelemetry implements Telemetry {
     const name =
       start.system === "http" && start.route !== undefined ? `${start.httpMethod} ${start.route}` : `${start.service}/${start.method}`;
     const span = this.startSpan(name, { kind: SpanKind.SERVER, attributes: a }, parent);
-    return new OtelServerSpan(this, span, parent, start, a);
+    return new OtelServerSpan(this, span, parent, start);
   }
 
   executorRun(parent: ServerSpan | undefined, ids: A2AIds, continued: boolean): RunSpan {
@@ -373,8 +372,9 @@ export class OtelTelemetry implements Telemetry {
         span.setAttribute("a2a.task.state", name);
         if (state === TaskState.FAILED) span.setStatus({ code: SpanStatusCode.ERROR, message: "FAILED" });
         span.end();
-        this.m.tasksEnded.add(1, { "a2a.task.state": name });
-        this.m.runDuration.record((performance.now() - started) / 1000, { "a2a.task.state": name });
+        const by = { "a2a.task.state": name };
+        this.m.tasksEnded.add(1, by);
+        this.m.runDuration.record((performance.now() - started) / 1000, by);
       },
     };
   }
