@@ -5,16 +5,11 @@
 // subscriber and cancel link to it and its outbox retries continue it.
 // Two engines on one database (PGlite, and PostgreSQL with DATABASE_URL),
 // the SDK's in-memory exporters.
-import { context } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, test } from "vitest";
 import type { AgentStore } from "a2a-http/agent";
-import { enableOpenTelemetry } from "a2a-http/otel";
 import { engineGauges } from "../../../packages/runtime/src/agent/gauges.js";
 import type { PushOutbox } from "../../../packages/runtime/src/agent/store.js";
 import type { Subscribers } from "../../../packages/runtime/src/agent/subscribers.js";
@@ -32,30 +27,9 @@ import {
   type TestAgent,
 } from "../agent/engine-harness.js";
 import { describeSqlEngines, useDatabase } from "../agent/sql-databases.js";
+import { disable, enable, reader, spans, useInMemorySdk } from "./in-memory-sdk.js";
 
-/** Collects on demand. */
-class TestReader extends MetricReader {
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
-
-const spans = new InMemorySpanExporter();
-const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
-const reader = new TestReader();
-const meterProvider = new MeterProvider({ readers: [reader] });
-const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
-const contextManager = new AsyncLocalStorageContextManager();
-let disable: () => void = () => {};
-
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-  disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
-});
-afterAll(() => {
-  disable();
-  context.disable();
-});
-afterEach(() => spans.reset());
+useInMemorySdk();
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -192,7 +166,7 @@ describeSqlEngines((engine) =>
         await reader.collect();
         expect(counted - before, "no query once telemetry is off").toBe(1);
       } finally {
-        disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+        enable();
       }
     }, 30_000);
 
@@ -301,7 +275,7 @@ describeSqlEngines((engine) =>
         const r = await clientFor("grpc", a).sendMessage({ message: userMessage(`${key} off`) }, traced);
         expect(await keptTrace((r.payload.value as Task).id)).toBeNull();
       } finally {
-        disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+        enable();
       }
     });
   }),

@@ -13,11 +13,9 @@ import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { context, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { afterEach, describe, expect, test } from "vitest";
 import { jsonLogger } from "a2a-http";
 import type { AgentStore } from "a2a-http/agent";
 import { createNodeHandler } from "a2a-http/node";
@@ -30,30 +28,9 @@ import { createA2AServiceClient } from "../../../gen/a2a_http_client.js";
 import { a2aServiceConnect } from "../../../gen/a2a_http_connect.js";
 import { withUnavailableFaults } from "../../../packages/runtime/src/agent/sql/unavailable.js";
 import { startBoth, type BothFramework } from "../server/serve-both.js";
+import { disable, enable, meterProvider, propagator, reader, spans, tracerProvider, useInMemorySdk } from "./in-memory-sdk.js";
 
-/** Collects on demand. */
-class TestReader extends MetricReader {
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
-
-const spans = new InMemorySpanExporter();
-const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
-const reader = new TestReader();
-const meterProvider = new MeterProvider({ readers: [reader] });
-const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
-const contextManager = new AsyncLocalStorageContextManager();
-let disable: () => void = () => {};
-
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-  disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
-});
-afterAll(() => {
-  disable();
-  context.disable();
-});
-afterEach(() => spans.reset());
+useInMemorySdk();
 
 const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN = "b7ad6b7169203331";
@@ -356,7 +333,7 @@ test("enableOpenTelemetry's off switch: the hook is empty again, and nothing mor
     await agent.close();
     expect(finished()).toEqual([]);
   } finally {
-    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+    enable();
   }
   // Propagation is the given propagator's, not the global one (none is registered here).
   expect(propagation.fields()).toEqual([]);
@@ -387,7 +364,7 @@ test("a tracer or propagator that throws fails no request: the spans are then no
     await s.close();
     await agent.close();
     off();
-    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+    enable();
   }
 });
 
@@ -415,7 +392,7 @@ test("enabled on the global providers with no SDK registered: dormant (nothing d
     off();
     trace.disable();
     propagation.disable();
-    disable = enableOpenTelemetry({ tracerProvider, meterProvider, propagator });
+    enable();
   }
 });
 
