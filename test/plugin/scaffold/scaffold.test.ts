@@ -13,6 +13,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService, SendMessageRequestSchema } from "../../../gen/a2a_pb.js";
 import { A2AService as A2AServiceV03, Role as RoleV03, TaskState as TaskStateV03 } from "../../../gen/a2a-v0_3_pb.js";
 import { createScratchDatabase } from "../../scratch-database.js";
+import { SCHEMA_VERSION } from "a2a-http/stores";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "..", "..", "..");
@@ -698,7 +699,7 @@ describe("the scaffolded agent's store comes from A2A_STORE", () => {
         const refused = await runMain(dir, { PORT: "0", GRPC_PORT: "off", A2A_STORE: store });
         expect(refused.code).toBe(1);
         expect(refused.stderr).toBe(
-          `agent-express: A2A_STORE: ${store} holds a2a-http schema version 0, this a2a-http needs 1: ` +
+          `agent-express: A2A_STORE: ${store} holds a2a-http schema version 0, this a2a-http needs ${SCHEMA_VERSION}: ` +
             `run \`npx a2a-http migrate --url ${store}\`, or set A2A_MIGRATE=1\n`,
         );
         const server = await startWithStore(dir, { A2A_STORE: store, A2A_MIGRATE: "1" });

@@ -767,10 +767,11 @@ describeSqlEngines((engine, engineName) => {
       await ostore.tasks.create(key, t0, 1000, event(t0));
       await ostore.pushConfigs.put(key, config(key.id, "late"));
       await outbox.enqueue(key, "late", 1);
-      const first = await outbox.claim(10, 20);
+      // A claim of 500 ms: long enough that the second claim, on a loaded machine, still finds it held (20 ms was not).
+      const first = await outbox.claim(10, 500);
       expect(first.map((x) => [x.config.id, stateOf(x.event)])).toEqual([["late", TaskState.WORKING]]);
-      expect(await outbox.claim(10, 20)).toEqual([]);
-      await sleep(40);
+      expect(await outbox.claim(10, 500)).toEqual([]);
+      await sleep(600);
       const again = await outbox.claim(10, 60_000);
       expect(again.map((x) => x.id)).toEqual([first[0]!.id]);
       await outbox.done(again[0]!.id);
