@@ -11,7 +11,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSqlStore } from "../../../packages/runtime/src/agent/sql/store.js";
 import type { AgentStore } from "a2a-http/agent";
 import { TaskState, type StreamResponse, type Task } from "../../../gen/a2a_pb.js";
 import {
@@ -22,34 +21,19 @@ import {
   gate,
   openAllGates,
   sleep,
-  startAgent,
   textOf,
   until,
   userMessage,
-  type StartOptions,
   type TestAgent,
 } from "./engine-harness.js";
 import { describeSqlEngines, useDatabase } from "./sql-databases.js";
-
-const LOCAL_PUSH = { allow: { http: true, addresses: ["127.0.0.1/32"] }, baseDelayMs: 20, maxDelayMs: 100, timeoutMs: 2_000 } as const;
+import { LOCAL_PUSH, sqlInstances } from "./sql-instances.js";
 
 describeSqlEngines((engine) =>
   describe("two instances on one database", () => {
     let a: TestAgent;
     let b: TestAgent;
-    const agents: TestAgent[] = [];
-    const database = useDatabase(engine);
-
-    // Each instance its own client (on PostgreSQL its own pool), as separate processes would have.
-    async function storeOn(instance: string, leaseMs?: number): Promise<AgentStore> {
-      return createSqlStore(await database().connect(), { migrate: true, instance, ...(leaseMs ? { leaseMs } : {}) });
-    }
-
-    async function agentOn(instance: string, options: StartOptions & { leaseMs?: number } = {}): Promise<TestAgent> {
-      const agent = await startAgent({ push: LOCAL_PUSH, ...options, store: options.store ?? (await storeOn(instance, options.leaseMs)) });
-      agents.push(agent);
-      return agent;
-    }
+    const { agents, storeOn, agentOn } = sqlInstances(useDatabase(engine));
 
     beforeAll(async () => {
       a = await agentOn("A");

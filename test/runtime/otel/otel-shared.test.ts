@@ -13,20 +13,10 @@ import type { AgentStore } from "a2a-http/agent";
 import { engineGauges } from "../../../packages/runtime/src/agent/gauges.js";
 import type { PushOutbox } from "../../../packages/runtime/src/agent/store.js";
 import type { Subscribers } from "../../../packages/runtime/src/agent/subscribers.js";
-import { createSqlStore } from "../../../packages/runtime/src/agent/sql/store.js";
 import { TaskState, type StreamResponse, type Task } from "../../../gen/a2a_pb.js";
-import {
-  clientFor,
-  eventually,
-  gate,
-  openAllGates,
-  startAgent,
-  until,
-  userMessage,
-  type StartOptions,
-  type TestAgent,
-} from "../agent/engine-harness.js";
+import { clientFor, eventually, gate, openAllGates, until, userMessage, type TestAgent } from "../agent/engine-harness.js";
 import { describeSqlEngines, useDatabase } from "../agent/sql-databases.js";
+import { LOCAL_PUSH, sqlInstances } from "../agent/sql-instances.js";
 import { disable, enable, reader, spans, useInMemorySdk } from "./in-memory-sdk.js";
 
 useInMemorySdk();
@@ -35,7 +25,6 @@ const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
 /** The trace of the request that creates a task (sent on gRPC, which our client does not trace itself). */
 const traced = { headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: "vendor=kept" } };
-const LOCAL_PUSH = { allow: { http: true, addresses: ["127.0.0.1/32"] }, baseDelayMs: 20, maxDelayMs: 100, timeoutMs: 2_000 } as const;
 
 /** Finished spans matching, waited for. */
 async function spansWhere(match: (s: ReturnType<typeof spans.getFinishedSpans>[number]) => boolean, what: string) {
@@ -89,20 +78,10 @@ test("the outbox count: one store query at a time; a collection while one runs a
 describeSqlEngines((engine) =>
   describe("two instances on one database", () => {
     const database = useDatabase(engine);
-    const agents: TestAgent[] = [];
+    const { agents, storeOn, agentOn } = sqlInstances(database);
     let a: TestAgent;
     let b: TestAgent;
     let storeA: AgentStore;
-
-    async function storeOn(instance: string): Promise<AgentStore> {
-      return createSqlStore(await database().connect(), { migrate: true, instance });
-    }
-
-    async function agentOn(instance: string, options: StartOptions = {}): Promise<TestAgent> {
-      const agent = await startAgent({ push: LOCAL_PUSH, ...options, store: options.store ?? (await storeOn(instance)) });
-      agents.push(agent);
-      return agent;
-    }
 
     /** The trace kept in the task's row. */
     async function keptTrace(id: string): Promise<unknown> {
