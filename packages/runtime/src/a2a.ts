@@ -263,8 +263,14 @@ export function a2aError(
 
 /** Factories for the A2A error types (spec v1.0.1 §5.4), for handlers to throw. */
 export const A2AErrors = {
-  /** 404 NOT_FOUND: no such task (also used for a missing push config). */
-  taskNotFound: (taskId: string, message = `task not found: ${taskId}`) => a2aError("TASK_NOT_FOUND", message, { taskId }),
+  /**
+   * 404 NOT_FOUND: no such task (also used for a missing push config). The
+   * message is fixed text and the id goes in the ErrorInfo metadata: a
+   * caller's id is never echoed into a message, where a hostile one would
+   * reach logs and a client's text matching (a2a-tck 0.3 fails any error whose
+   * text holds "501", which a random uuid in the id does about 1 time in 150).
+   */
+  taskNotFound: (taskId: string, message = "task not found") => a2aError("TASK_NOT_FOUND", message, { taskId }),
   /** 400 FAILED_PRECONDITION: the task cannot be canceled in its state. */
   taskNotCancelable: (taskId: string, message = `task ${taskId} cannot be canceled`) =>
     a2aError("TASK_NOT_CANCELABLE", message, { taskId }),

@@ -195,7 +195,7 @@ describe.each(transports)("our v0.3 client and our v0.3 server over $transport",
       error = e;
     }
     expect(error).toBeInstanceOf(RpcError);
-    expect([(error as RpcError).message, a2aErrorReason(error)]).toEqual(["task not found: t-1", "TASK_NOT_FOUND"]);
+    expect([(error as RpcError).message, a2aErrorReason(error)]).toEqual(["task not found", "TASK_NOT_FOUND"]);
     expect(seen.map((s) => s.rpc)).toEqual([rpc]);
   });
 });

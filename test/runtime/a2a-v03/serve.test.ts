@@ -194,7 +194,7 @@ describe("A2A v0.3 JSON-RPC streams", () => {
     const res = await call("/jsonrpc", { body: { jsonrpc: "2.0", id: 3, method: "tasks/resubscribe", params: { id: "no-such-task" } } });
     expect(res.type).toContain("text/event-stream");
     expect(events(res.text)).toEqual([
-      { jsonrpc: "2.0", id: 3, error: expect.objectContaining({ code: -32001, message: "task not found: no-such-task" }) },
+      { jsonrpc: "2.0", id: 3, error: expect.objectContaining({ code: -32001, message: "task not found" }) },
     ]);
     // v1.0's stream methods keep their plain error answer.
     const v1 = await call("/jsonrpc", {
@@ -221,7 +221,7 @@ describe("A2A v0.3 HTTP+JSON (/v1/...) on the engine", () => {
     expect(got.json.history).toHaveLength(1);
     const missing = await call("/v1/tasks/nope");
     expect(missing.status).toBe(404);
-    expect(missing.json).toMatchObject({ code: -32001, message: "task not found: nope" });
+    expect(missing.json).toMatchObject({ code: -32001, message: "task not found" });
     // The card offers no extended card: v1.0's answer (UnsupportedOperation) in v0.3's shape.
     const card = await call("/v1/card");
     expect(card.json.code).toBe(-32004);

@@ -51,7 +51,7 @@ export function pushConfigRpcs({ store, push, pushSender, card, keyOf }: PushCon
       requirePush(card(), pushSender);
       const key = await existing(ctx, req.taskId);
       const config = await store.pushConfigs.get(key, req.id);
-      if (!config) throw A2AErrors.taskNotFound(req.taskId, `push notification config ${req.id} of task ${req.taskId} not found`);
+      if (!config) throw A2AErrors.taskNotFound(req.taskId, "push notification config not found");
       return withoutPushConfigMark(config);
     },
 
