@@ -11,7 +11,13 @@
 //   AgentExecutor;
 // - the floor: a bare node:http server holding the same SSE responses (a
 //   Task, then the same events as JSON text) in arrays, writing each event to
-//   each response in a loop; no A2A work at all.
+//   each response in a loop; no A2A work at all;
+// - the frameworks' floors ("express-floor", "hono-floor"): the same behind a
+//   bare Express 5 app (the held res written directly) and a bare Hono 4 app
+//   on @hono/node-server (a ReadableStream body per stream, each event
+//   enqueued as bytes encoded once): what a stream costs there beyond the
+//   node:http floor is the framework's own per request, which no adapter of
+//   ours can avoid.
 //
 //   npm run generate && node bench/streams.mjs [--quick] [--n=1000,5000,10000] [--shape=one|many]
 //     [--frameworks=express,hono] [--events=20] [--gap=50] [--store=memory|sql]
@@ -89,6 +95,9 @@ const WAIT_MS = 30_000;
 const CONTEXT_ID = "ctx-1";
 const SQL_DATABASE = "a2a_bench_streams";
 const SQL_POOL = 10;
+// The floors' routes and SSE headers.
+const SUBSCRIBE_PATH = /^\/tasks\/([^/:]+):subscribe$/;
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache" };
 
 if (process.env.BENCH_CHILD) {
   await child(process.env.BENCH_CHILD);
@@ -117,7 +126,9 @@ async function main() {
 
   const cpus = availableParallelism();
   const pinned = process.env.BENCH_PIN !== "0" && cpus >= 2 && pin(process.pid, 0);
-  const contenders = sql ? frameworks.flatMap((f) => [`ours-${f}`, `sql-${f}`]) : [...frameworks.map((f) => `ours-${f}`), "sdk", "floor"];
+  const contenders = sql
+    ? frameworks.flatMap((f) => [`ours-${f}`, `sql-${f}`])
+    : [...frameworks.map((f) => `ours-${f}`), "sdk", "floor", ...frameworks.map((f) => `${f}-floor`)];
   const maxTasks = Math.max(...ns) + 2 * WARM_STREAMS + 1000;
   const pg = sql ? await startServer() : undefined;
 
@@ -503,6 +514,15 @@ function report(rows, n, shape, events, frameworks) {
         `written p99 ours/SDK ${x(o.w99, sdk.w99)}, ours/floor ${x(o.w99, floor.w99)}; CPU per event ours/SDK ${x(o.c50, sdk.c50)}`,
     );
   }
+  for (const f of frameworks) {
+    const o = figs.get(`ours-${f}`);
+    const bare = figs.get(`${f}-floor`);
+    if (!o || !bare || !floor) continue;
+    console.log(
+      `${f}-floor (the bare framework): heap per stream ${f}-floor/floor ${x(bare.heap, floor.heap)} (${kb(bare.heap - floor.heap)} KB the framework's own), ` +
+        `ours-${f}/${f}-floor ${x(o.heap, bare.heap)}; CPU per event ${f}-floor/floor ${x(bare.c50, floor.c50)}, ours-${f}/${f}-floor ${x(o.c50, bare.c50)}`,
+    );
+  }
   console.log(
     `(fan-out: first to last stream per event at the client, over ${events} events; lag: per stream and event, after the first arrival; ` +
       "written: from the server's step message to its last write of the event, over the events; CPU/event: the server process's CPU time from a step message to the next, p50)",
@@ -581,8 +601,8 @@ async function child(which) {
   });
   const wait = (e) => gate(e).promise;
   const send = (port) => process.send({ port });
-  if (which === "floor") {
-    onStep = floorServer(events, send);
+  if (which.endsWith("floor")) {
+    onStep = await floorServer(which, events, send);
     return;
   }
   if (which === "sdk") return sdkServer(events, wait, send);
@@ -731,56 +751,129 @@ async function sdkServer(events, wait, send) {
 }
 
 /**
- * The floor: node:http, a Task per SendMessage kept as its JSON, and per task
- * an array of the SSE responses subscribed to it; event e is one string per
- * task, written to each of its responses. Answers the step handler.
+ * The floors' tasks, without any A2A work: a Task per SendMessage kept as its
+ * JSON, and per task the subscribers' writers; event e is one SSE string per
+ * task, handed to each of its writers (`write(text, last)`). Each floor
+ * mounts it on its own host: node:http, Express, or Hono on @hono/node-server.
  */
-function floorServer(events, send) {
+function floorTasks(events) {
   const tasks = new Map();
   const sse = (json) => `data: ${json}\n\n`;
-  const server = http.createServer((req, res) => {
-    if (req.method === "POST" && req.url === "/message:send") {
-      const chunks = [];
-      req.on("data", (c) => chunks.push(c));
-      req.on("end", () => {
-        const message = JSON.parse(Buffer.concat(chunks).toString()).message;
-        const id = crypto.randomUUID();
-        const task = {
-          id,
-          contextId: message.contextId,
-          status: { state: "TASK_STATE_SUBMITTED", timestamp: new Date().toISOString() },
-          history: [{ ...message, taskId: id }],
-        };
-        tasks.set(id, { task, json: JSON.stringify({ task }), subscribers: [] });
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ task }));
-      });
-      return;
-    }
-    const m = /^\/tasks\/([^/:]+):subscribe$/.exec(req.url);
-    const t = m && req.method === "GET" ? tasks.get(m[1]) : undefined;
-    if (!t) {
+  return {
+    /** A new task from SendMessage's parsed body; the answer's JSON text. */
+    create(body) {
+      const message = body.message;
+      const id = crypto.randomUUID();
+      const task = {
+        id,
+        contextId: message.contextId,
+        status: { state: "TASK_STATE_SUBMITTED", timestamp: new Date().toISOString() },
+        history: [{ ...message, taskId: id }],
+      };
+      const json = JSON.stringify({ task });
+      tasks.set(id, { task, first: sse(json), subscribers: [] });
+      return json;
+    },
+    /** Task `id`'s first SSE text (the Task), `write` held for its events; undefined for no such task. */
+    subscribe(id, write) {
+      const t = tasks.get(id);
+      if (!t) return undefined;
+      t.subscribers.push(write);
+      return t.first;
+    },
+    /** Event e to every subscriber of every task; the last ends the streams. */
+    step(e) {
+      const last = e === events;
+      for (const [id, t] of tasks) {
+        const ids = { taskId: id, contextId: t.task.contextId };
+        const event = !last
+          ? { artifactUpdate: { ...ids, artifact: { artifactId: "out", parts: [{ text: `e${e}` }] }, append: e > 1 } }
+          : { statusUpdate: { ...ids, status: { state: "TASK_STATE_COMPLETED", timestamp: new Date().toISOString() } } };
+        const text = sse(JSON.stringify(event));
+        for (const write of t.subscribers) write(text, last);
+        if (last) tasks.delete(id);
+      }
+    },
+  };
+}
+
+/**
+ * A floor: the floor's tasks behind a bare node:http server ("floor"), a bare
+ * Express 5 app ("express-floor") or a bare Hono 4 app on @hono/node-server
+ * ("hono-floor"), each with the two routes and nothing else. What a stream
+ * costs there beyond the node:http floor is the framework's own per request.
+ * Answers the step handler.
+ */
+async function floorServer(which, events, send) {
+  const floor = floorTasks(events);
+  // node:http and Express: the held ServerResponse, written directly.
+  const holdNode = (res, id) => {
+    const first = floor.subscribe(id, (text, last) => (last ? res.end(text) : res.write(text)));
+    if (first === undefined) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    res.write(sse(t.json));
-    t.subscribers.push(res);
-  });
-  server.listen(0, "127.0.0.1", () => send(server.address().port));
-  return (e) => {
-    for (const [id, t] of tasks) {
-      const ids = { taskId: id, contextId: t.task.contextId };
-      const event =
-        e < events
-          ? { artifactUpdate: { ...ids, artifact: { artifactId: "out", parts: [{ text: `e${e}` }] }, append: e > 1 } }
-          : { statusUpdate: { ...ids, status: { state: "TASK_STATE_COMPLETED", timestamp: new Date().toISOString() } } };
-      const text = sse(JSON.stringify(event));
-      for (const res of t.subscribers) {
-        if (e < events) res.write(text);
-        else res.end(text);
-      }
-      if (e === events) tasks.delete(id);
-    }
+    res.writeHead(200, SSE_HEADERS);
+    res.write(first);
   };
+  const readBody = (req, then) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => then(JSON.parse(Buffer.concat(chunks).toString())));
+  };
+  const answerNode = (req, res) =>
+    readBody(req, (body) => {
+      const json = floor.create(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(json);
+    });
+  if (which === "floor") {
+    const server = http.createServer((req, res) => {
+      if (req.method === "POST" && req.url === "/message:send") return answerNode(req, res);
+      const m = req.method === "GET" ? SUBSCRIBE_PATH.exec(req.url) : null;
+      if (m) return holdNode(res, m[1]);
+      res.writeHead(404).end();
+    });
+    server.listen(0, "127.0.0.1", () => send(server.address().port));
+  } else if (which === "express-floor") {
+    const { default: express } = await import("express");
+    const app = express();
+    app.post(/^\/message:send$/, answerNode);
+    app.get(SUBSCRIBE_PATH, (req, res) => holdNode(res, req.params[0]));
+    const s = app.listen(0, "127.0.0.1", () => send(s.address().port));
+  } else {
+    // Hono: a Response whose body is a ReadableStream, each event enqueued as bytes (as @hono/node-server
+    // writes them); the least a Hono route does to hold a stream open.
+    const { Hono } = await import("hono");
+    const { serve } = await import("@hono/node-server");
+    const encoder = new TextEncoder();
+    // An event's text is encoded once for all its streams (the host never detaches what it writes).
+    let lastText;
+    let lastBytes;
+    const bytesOf = (text) => (text === lastText ? lastBytes : ((lastText = text), (lastBytes = encoder.encode(text))));
+    const app = new Hono();
+    // One route for all, as the generated Hono adapter mounts ours.
+    app.all("*", async (c) => {
+      if (c.req.method === "POST" && c.req.path === "/message:send") {
+        return c.body(floor.create(await c.req.json()), 200, { "content-type": "application/json" });
+      }
+      const m = c.req.method === "GET" ? SUBSCRIBE_PATH.exec(c.req.path) : null;
+      if (!m) return c.notFound();
+      let controller;
+      const body = new ReadableStream({
+        start: (ctl) => {
+          controller = ctl;
+        },
+      });
+      const first = floor.subscribe(m[1], (text, last) => {
+        controller.enqueue(bytesOf(text));
+        if (last) controller.close();
+      });
+      if (first === undefined) return c.notFound();
+      controller.enqueue(encoder.encode(first));
+      return c.body(body, 200, SSE_HEADERS);
+    });
+    serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => send(info.port));
+  }
+  return (e) => floor.step(e);
 }
