@@ -46,10 +46,18 @@ export function optionalStringAt(v: unknown, path: string): string | undefined {
   return v;
 }
 
-/** Copies the listed keys of `from` that are present (not undefined or null) into `to`, values as they are. */
-export function copyPresent(from: JsonObject, to: JsonObject, keys: readonly string[]): JsonObject {
+/**
+ * Copies the listed keys of `from` that are present (not undefined or null) into `to`, values as they are;
+ * `get` reads a key (ProtoJSON's takes the proto name too).
+ */
+export function copyPresent(
+  from: JsonObject,
+  to: JsonObject,
+  keys: readonly string[],
+  get: (o: JsonObject, key: string) => JsonValue | undefined = (o, k) => o[k],
+): JsonObject {
   for (const k of keys) {
-    const v = from[k];
+    const v = get(from, k);
     if (v !== undefined && v !== null) to[k] = v;
   }
   return to;

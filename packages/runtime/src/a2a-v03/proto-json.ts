@@ -6,6 +6,7 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { withV03CardFields } from "./card.js";
 import { arrayAt, badV03, copyPresent, isFinalV03, objectAt, optionalObjectAt, optionalStringAt, type JsonObject } from "./common.js";
+import { readMessage, readTask, readStatus, readArtifact, type V03Dialect } from "./read.js";
 
 /** A field's proto name (`context_id`) from its JSON name (`contextId`). */
 const protoName = (jsonName: string) => jsonName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -18,11 +19,7 @@ function field(o: JsonObject, jsonName: string): JsonValue | undefined {
 
 /** copyPresent for ProtoJSON input: each field by either name, written by its JSON name. */
 function copyFields(from: JsonObject, to: JsonObject, jsonNames: readonly string[]): JsonObject {
-  for (const k of jsonNames) {
-    const v = field(from, k);
-    if (v !== undefined && v !== null) to[k] = v;
-  }
-  return to;
+  return copyPresent(from, to, jsonNames, field);
 }
 
 /** The one state whose name differs: v0.3's proto spells it with two Ls. */
@@ -53,15 +50,22 @@ function partIn(v: unknown, path: string): JsonObject {
 /** The roles of v0.3's proto, by ProtoJSON name and number. */
 const ROLES: readonly JsonValue[] = ["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT", 0, 1, 2];
 
-function messageIn(v: unknown, path: string): JsonObject {
-  const m = objectAt(v, path);
-  const out: JsonObject = copyFields(m, {}, ["messageId", "contextId", "taskId", "role", "metadata", "extensions"]);
-  if (out["role"] !== undefined && !ROLES.includes(out["role"]))
-    throw badV03(`${path}.role`, `${JSON.stringify(out["role"])} is not a role (ROLE_USER, ROLE_AGENT)`);
-  const parts = m["content"] ?? m["parts"];
-  out["parts"] = arrayAt(parts, `${path}.content`).map((p, i) => partIn(p, `${path}.content[${i}]`));
-  return out;
-}
+/** v0.3's ProtoJSON (a2a-v0_3.proto): either name of a field, `content` for parts, the proto's roles, TASK_STATE_CANCELLED. */
+const PROTO: V03Dialect = {
+  get: field,
+  parts: "content",
+  messageFields: ["messageId", "contextId", "taskId", "metadata", "extensions"],
+  part: partIn,
+  role(v, path) {
+    if (!ROLES.includes(v)) throw badV03(path, `${JSON.stringify(v)} is not a role (ROLE_USER, ROLE_AGENT)`);
+    return v;
+  },
+  state: (state) => (state === V03_CANCELLED ? V1_CANCELED : (state ?? "TASK_STATE_UNSPECIFIED")),
+  // TaskStatus's `update` (JSON name `message`).
+  statusMessage: (s) => field(s, "message") ?? field(s, "update"),
+};
+
+const messageIn = (v: unknown, path: string): JsonObject => readMessage(PROTO, v, path);
 
 /** v0.3's PushNotificationConfig of task `taskId` as v1.0's TaskPushNotificationConfig; the id defaults to the task's (as on JSON-RPC). */
 function pushConfigIn(v: unknown, taskId: string | undefined, path: string): JsonObject {
@@ -232,30 +236,7 @@ export function sendRequestOut(r: JsonValue): Out {
 
 /** A v0.3 Task (untrusted: another agent's answer) as v1.0's. */
 export function taskIn(v: unknown, path = "body"): JsonObject {
-  const t = objectAt(v, path);
-  const out: JsonObject = copyFields(t, {}, ["id", "contextId", "metadata"]);
-  out["status"] = statusIn(field(t, "status") ?? {}, `${path}.status`);
-  const artifacts = arrayAt(field(t, "artifacts"), `${path}.artifacts`);
-  if (artifacts.length > 0) out["artifacts"] = artifacts.map((a, i) => artifactIn(a, `${path}.artifacts[${i}]`));
-  const history = arrayAt(field(t, "history"), `${path}.history`);
-  if (history.length > 0) out["history"] = history.map((m, i) => messageIn(m, `${path}.history[${i}]`));
-  return out;
-}
-
-function statusIn(v: unknown, path: string): JsonObject {
-  const s = objectAt(v, path);
-  const state = field(s, "state");
-  const out: JsonObject = { state: state === V03_CANCELLED ? V1_CANCELED : (state ?? "TASK_STATE_UNSPECIFIED") };
-  const message = field(s, "message") ?? field(s, "update");
-  if (message !== undefined && message !== null) out["message"] = messageIn(message, `${path}.message`);
-  return copyFields(s, out, ["timestamp"]);
-}
-
-function artifactIn(v: unknown, path: string): JsonObject {
-  const a = objectAt(v, path);
-  const out: JsonObject = copyFields(a, {}, ["artifactId", "name", "description", "metadata", "extensions"]);
-  out["parts"] = arrayAt(field(a, "parts"), `${path}.parts`).map((p, i) => partIn(p, `${path}.parts[${i}]`));
-  return out;
+  return readTask(PROTO, v, path);
 }
 
 /** SendMessageResponse. */
@@ -276,7 +257,7 @@ export function streamResponseIn(v: unknown): JsonObject {
   if (status !== undefined && status !== null) {
     const u = objectAt(status, "event.statusUpdate");
     return {
-      statusUpdate: copyFields(u, { status: statusIn(field(u, "status") ?? {}, "event.statusUpdate.status") }, [
+      statusUpdate: copyFields(u, { status: readStatus(PROTO, field(u, "status"), "event.statusUpdate.status") }, [
         "taskId",
         "contextId",
         "metadata",
@@ -287,7 +268,7 @@ export function streamResponseIn(v: unknown): JsonObject {
   if (artifact !== undefined && artifact !== null) {
     const u = objectAt(artifact, "event.artifactUpdate");
     return {
-      artifactUpdate: copyFields(u, { artifact: artifactIn(field(u, "artifact") ?? {}, "event.artifactUpdate.artifact") }, [
+      artifactUpdate: copyFields(u, { artifact: readArtifact(PROTO, field(u, "artifact") ?? {}, "event.artifactUpdate.artifact") }, [
         "taskId",
         "contextId",
         "append",

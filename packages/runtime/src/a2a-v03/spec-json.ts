@@ -16,6 +16,7 @@ import {
   stateToV03,
   type JsonObject,
 } from "./common.js";
+import { readArtifact, readMessage, readStatus, readTask, type V03Dialect } from "./read.js";
 
 const ROLES_IN: Readonly<Record<string, string>> = { user: "ROLE_USER", agent: "ROLE_AGENT" };
 const ROLES_OUT: Readonly<Record<string, string>> = { ROLE_USER: "user", ROLE_AGENT: "agent" };
@@ -55,18 +56,24 @@ export function partIn(v: unknown, path: string): JsonObject {
   return copyPresent(p, out, ["metadata"]);
 }
 
+/** v0.3's JSON-RPC JSON: fields by their JSON names, lower-case roles and states. */
+const SPEC: V03Dialect = {
+  get: (o, k) => o[k],
+  parts: "parts",
+  messageFields: ["messageId", "contextId", "taskId", "referenceTaskIds", "extensions", "metadata"],
+  part: partIn,
+  role(role, path) {
+    const v1 = typeof role === "string" ? ROLES_IN[role] : undefined;
+    if (v1 === undefined) throw badV03(path, `${JSON.stringify(role)} is not a v0.3 role (user, agent)`);
+    return v1;
+  },
+  state: (state, path) => (state === undefined ? "TASK_STATE_UNSPECIFIED" : stateFromV03(state, path)),
+  statusMessage: (s) => s["message"],
+};
+
 /** A v0.3 Message. */
 export function messageIn(v: unknown, path: string): JsonObject {
-  const m = objectAt(v, path);
-  const out: JsonObject = copyPresent(m, {}, ["messageId", "contextId", "taskId", "referenceTaskIds", "extensions", "metadata"]);
-  const role = m["role"];
-  if (role !== undefined && role !== null) {
-    const v1 = typeof role === "string" ? ROLES_IN[role] : undefined;
-    if (v1 === undefined) throw badV03(`${path}.role`, `${JSON.stringify(role)} is not a v0.3 role (user, agent)`);
-    out["role"] = v1;
-  }
-  out["parts"] = arrayAt(m["parts"], `${path}.parts`).map((p, i) => partIn(p, `${path}.parts[${i}]`));
-  return out;
+  return readMessage(SPEC, v, path);
 }
 
 /** A v0.3 PushNotificationConfig of task `taskId` as v1.0's TaskPushNotificationConfig (one auth scheme: the first). */
@@ -268,28 +275,7 @@ export function pushConfigIdOut(r: Out): Out {
 
 /** A v0.3 Task (untrusted: another agent's answer) as v1.0's ProtoJSON. */
 export function taskIn(v: unknown, path = "result"): JsonObject {
-  const t = objectAt(v, path);
-  const out: JsonObject = copyPresent(t, {}, ["id", "contextId", "metadata"]);
-  out["status"] = statusIn(t["status"], `${path}.status`);
-  const artifacts = arrayAt(t["artifacts"], `${path}.artifacts`);
-  if (artifacts.length > 0) out["artifacts"] = artifacts.map((a, i) => artifactIn(a, `${path}.artifacts[${i}]`));
-  const history = arrayAt(t["history"], `${path}.history`);
-  if (history.length > 0) out["history"] = history.map((m, i) => messageIn(m, `${path}.history[${i}]`));
-  return out;
-}
-
-function statusIn(v: unknown, path: string): JsonObject {
-  const s = objectAt(v ?? {}, path);
-  const out: JsonObject = { state: s["state"] === undefined ? "TASK_STATE_UNSPECIFIED" : stateFromV03(s["state"], `${path}.state`) };
-  if (s["message"] !== undefined && s["message"] !== null) out["message"] = messageIn(s["message"], `${path}.message`);
-  return copyPresent(s, out, ["timestamp"]);
-}
-
-function artifactIn(v: unknown, path: string): JsonObject {
-  const a = objectAt(v, path);
-  const out: JsonObject = copyPresent(a, {}, ["artifactId", "name", "description", "metadata", "extensions"]);
-  out["parts"] = arrayAt(a["parts"], `${path}.parts`).map((p, i) => partIn(p, `${path}.parts[${i}]`));
-  return out;
+  return readTask(SPEC, v, path);
 }
 
 /** `message/send`'s result (a Task or a Message, by `kind`) as SendMessageResponse. */
@@ -305,10 +291,12 @@ export function streamEventIn(v: unknown): JsonObject {
     case "message":
       return { message: messageIn(r, "result") };
     case "status-update":
-      return { statusUpdate: copyPresent(r, { status: statusIn(r["status"], "result.status") }, ["taskId", "contextId", "metadata"]) };
+      return {
+        statusUpdate: copyPresent(r, { status: readStatus(SPEC, r["status"], "result.status") }, ["taskId", "contextId", "metadata"]),
+      };
     case "artifact-update":
       return {
-        artifactUpdate: copyPresent(r, { artifact: artifactIn(r["artifact"], "result.artifact") }, [
+        artifactUpdate: copyPresent(r, { artifact: readArtifact(SPEC, r["artifact"], "result.artifact") }, [
           "taskId",
           "contextId",
           "append",
