@@ -2,7 +2,7 @@
 // that says what to do instead (their defaults live on prototypes, which lean
 // tables do not make); google.protobuf.Any handed to the runtime's leanAny;
 // no value import but the runtime's client.
-import { create, setExtension } from "@bufbuild/protobuf";
+import { create, setExtension, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   AnySchema,
   CodeGeneratorRequestSchema,
@@ -20,14 +20,22 @@ import { fixtureSet, runPlugin } from "../core/helpers.js";
 const { OPTIONAL } = FieldDescriptorProto_Label;
 const { STRING, MESSAGE } = FieldDescriptorProto_Type;
 
-/** The plugin's answer for t/v1/t.proto, whose GetThing answers a Thing with `field`, under `parameter`. */
+/**
+ * The plugin's answer for t/v1/t.proto, whose GetThing (request: name and tenant) answers a Thing with `field`,
+ * under `parameter`; its rule `get: "/v1/{name=things/*}"` with `additional` bindings.
+ */
 function generate(
   thing: { name: string; number: number; type: FieldDescriptorProto_Type; typeName?: string },
   syntax: string,
   parameter: string,
+  additional: MessageInitShape<typeof HttpRuleSchema>[] = [],
 ) {
   const options = create(MethodOptionsSchema);
-  setExtension(options, http, create(HttpRuleSchema, { pattern: { case: "get", value: "/v1/{name=things/*}" } }));
+  setExtension(
+    options,
+    http,
+    create(HttpRuleSchema, { pattern: { case: "get", value: "/v1/{name=things/*}" }, additionalBindings: additional }),
+  );
   const file = create(FileDescriptorProtoSchema, {
     name: "t/v1/t.proto",
     package: "t.v1",
@@ -41,7 +49,13 @@ function generate(
           { ...thing, jsonName: thing.name, label: OPTIONAL },
         ],
       },
-      { name: "GetThingRequest", field: [{ name: "name", number: 1, jsonName: "name", label: OPTIONAL, type: STRING }] },
+      {
+        name: "GetThingRequest",
+        field: [
+          { name: "name", number: 1, jsonName: "name", label: OPTIONAL, type: STRING },
+          { name: "tenant", number: 2, jsonName: "tenant", label: OPTIONAL, type: STRING },
+        ],
+      },
     ],
     service: [{ name: "Things", method: [{ name: "GetThing", inputType: ".t.v1.GetThingRequest", outputType: ".t.v1.Thing", options }] }],
   });
@@ -76,4 +90,24 @@ test("client=lean writes the client file alone from protobuf-es types: no value 
   const client = res.file.find((f) => f.name === "t/v1/t_http_client.ts")!.content;
   const valueImports = [...client.matchAll(/^import (?!type )\{[^}]*\} from "([^"]+)"/gm)].map((m) => m[1]);
   expect(valueImports).toEqual(["a2a-http/client"]);
+});
+
+test("client=lean writes an additional binding that is the one before under a leading variable as that row's `under`", () => {
+  const rows = (additional: MessageInitShape<typeof HttpRuleSchema>[]) =>
+    generate(plainField, "proto3", "client=lean", additional)
+      .file.find((f) => f.name === "t/v1/t_http_client.ts")!
+      .content.split("\n")
+      .filter((l) => l.startsWith('  { name: "GetThing"'));
+  const twin = { pattern: { case: "get", value: "/{tenant}/v1/{name=things/*}" } } as const;
+  expect(rows([twin])).toEqual([
+    '  { name: "GetThing", method: "GET", path: [["v1", "things", "*"], "", [[["name"], 1, 3, 1]]], under: ["tenant"], input: $GetThingRequest, output: $Thing },',
+  ]);
+  // Not the same binding under {tenant}: another method, another pattern, a variable not in front.
+  for (const other of [
+    { pattern: { case: "post", value: "/{tenant}/v1/{name=things/*}" }, body: "*" },
+    { pattern: { case: "get", value: "/{tenant=t/*}/v1/{name=things/*}" } },
+    { pattern: { case: "get", value: "/v1/{name=things/*}/{tenant}" } },
+  ] as const) {
+    expect(rows([other])).toHaveLength(2);
+  }
 });

@@ -8,7 +8,7 @@ import type { PluginOptions } from "../options.js";
 import { clientProfile, printClientInterface } from "./client.js";
 import { fileNames } from "./file-cache.js";
 import { createDescImports, runtimeModules } from "./imports.js";
-import { leanRpcName, type LeanVariable } from "a2a-http/client";
+import { leanRpcName, leanUnder, type LeanRoute, type LeanVariable } from "a2a-http/client";
 import { literal } from "./names.js";
 
 // google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
@@ -50,7 +50,11 @@ export function emitLeanClientFile(schema: Schema<PluginOptions>, file: DescFile
     const routes = service.name + "ClientRoutes";
     f.print("/** The HTTP bindings of ", service.typeName, " as its client calls them, in proto order. */");
     f.print("const ", routes, ": readonly ", LeanRoute, "[] = [");
-    for (const b of bindings) printRoute(f, tables, b);
+    for (let i = 0; i < bindings.length; i++) {
+      const under = underOf(bindings[i]!, bindings[i + 1]);
+      printRoute(f, tables, bindings[i]!, under);
+      if (under !== undefined) i++;
+    }
     f.print("];");
     f.print();
     f.print("/**");
@@ -77,23 +81,42 @@ export function emitLeanClientFile(schema: Schema<PluginOptions>, file: DescFile
   }
 }
 
-function printRoute(f: GeneratedFile, tables: Tables, b: HttpBinding): void {
-  const { rpc, path } = b;
+/** A binding's template as a lean route row writes it: segments, verb, variables. */
+function leanPath({ path }: HttpBinding): LeanRoute["path"] {
   const segments = path.segments.map((x) => (x.kind === "literal" ? x.value : x.kind));
   const variables = path.variables.map(
     (v): LeanVariable => (v.multiSegment ? [v.fieldPath, v.start, v.end, 1] : [v.fieldPath, v.start, v.end]),
   );
+  return [segments, path.verb, variables];
+}
+
+/**
+ * The field path of `next`'s leading variable when `next` is an additional
+ * binding of the same rpc that is `b` under it (leanUnder: the A2A bindings'
+ * `/{tenant}/...` twins), so that one row says both.
+ */
+function underOf(b: HttpBinding, next: HttpBinding | undefined): readonly string[] | undefined {
+  if (next === undefined || !next.additional || next.rpc !== b.rpc) return undefined;
+  if (next.method !== b.method || next.body !== b.body || next.responseBody !== b.responseBody) return undefined;
+  const lead = next.path.variables.find((v) => v.start === 0);
+  if (lead === undefined) return undefined;
+  return literal(leanUnder(leanPath(b), lead.fieldPath)) === literal(leanPath(next)) ? lead.fieldPath : undefined;
+}
+
+function printRoute(f: GeneratedFile, tables: Tables, b: HttpBinding, under: readonly string[] | undefined): void {
+  const { rpc } = b;
   // What the runtime derives is left out (lean-client.ts: leanRpcName, leanTemplate): the rows are most of a bundle's table.
   const parts = [
     `name: ${JSON.stringify(rpc.name)}`,
     ...(rpc.localName !== leanRpcName(rpc.name) ? [`rpc: ${JSON.stringify(rpc.localName)}`] : []),
     ...(rpc.idempotency !== 0 ? [`idempotency: ${rpc.idempotency}`] : []),
     `method: ${JSON.stringify(b.method)}`,
-    `path: ${literal([segments, path.verb, variables])}`,
+    `path: ${literal(leanPath(b))}`,
     ...(b.body !== "" ? [`body: ${JSON.stringify(b.body)}`] : []),
     ...(b.responseBody !== "" ? [`responseBody: ${JSON.stringify(b.responseBody)}`] : []),
     ...(rpc.methodKind === "server_streaming" ? ['streaming: "server"'] : []),
     ...(b.additional ? ["additional: 1"] : []),
+    ...(under !== undefined ? [`under: ${literal(under)}`] : []),
     `input: ${tables.name(rpc.input)}`,
     `output: ${tables.name(rpc.output)}`,
   ];

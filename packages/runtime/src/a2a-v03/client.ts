@@ -218,8 +218,7 @@ export function cardFromV03(v: unknown): JsonValue {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return {};
   const c = v as JsonObject;
   if (Array.isArray(c["supportedInterfaces"])) return c;
-  const out: JsonObject = {};
-  for (const k of [
+  const out = copyPresent(c, {}, [
     "name",
     "description",
     "version",
@@ -229,9 +228,7 @@ export function cardFromV03(v: unknown): JsonValue {
     "defaultInputModes",
     "defaultOutputModes",
     "signatures",
-  ]) {
-    if (c[k] !== undefined && c[k] !== null) out[k] = c[k]!;
-  }
+  ]);
   const interfaces: JsonObject[] = [];
   const add = (url: JsonValue | undefined, transport: JsonValue | undefined) => {
     if (typeof url !== "string" || url === "") return;
@@ -247,18 +244,13 @@ export function cardFromV03(v: unknown): JsonValue {
   out["supportedInterfaces"] = interfaces;
   const caps =
     typeof c["capabilities"] === "object" && c["capabilities"] !== null && !Array.isArray(c["capabilities"]) ? c["capabilities"] : {};
-  const capabilities: JsonObject = {};
-  for (const k of ["streaming", "pushNotifications", "extensions"])
-    if (caps[k] !== undefined && caps[k] !== null) capabilities[k] = caps[k]!;
+  const capabilities = copyPresent(caps, {}, ["streaming", "pushNotifications", "extensions"]);
   if (c["supportsAuthenticatedExtendedCard"] === true) capabilities["extendedAgentCard"] = true;
   out["capabilities"] = capabilities;
   if (Array.isArray(c["skills"])) {
     out["skills"] = c["skills"].map((s) => {
       const o = (typeof s === "object" && s !== null && !Array.isArray(s) ? s : {}) as JsonObject;
-      const skill: JsonObject = {};
-      for (const k of ["id", "name", "description", "tags", "examples", "inputModes", "outputModes"])
-        if (o[k] !== undefined && o[k] !== null) skill[k] = o[k]!;
-      return skill;
+      return copyPresent(o, {}, ["id", "name", "description", "tags", "examples", "inputModes", "outputModes"]);
     });
   }
   return out;

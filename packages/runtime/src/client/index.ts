@@ -26,7 +26,7 @@
 export { createCodecClient, createRouteClient } from "./route-client.js";
 export type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 export type { ClientCodecs, RpcCodec } from "./wire-client.js";
-export { createLeanClient, leanRpcName, type LeanRoute, type LeanVariable } from "./lean-client.js";
+export { createLeanClient, leanRpcName, leanUnder, type LeanRoute, type LeanVariable } from "./lean-client.js";
 export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue } from "./lean-wkt.js";
 export { leanDouble, leanFloat, leanInt64, leanUint64 } from "./lean-numbers.js";
 export { leanAny } from "./lean-any.js";

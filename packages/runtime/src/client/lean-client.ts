@@ -35,6 +35,12 @@ export interface LeanRoute {
   readonly streaming?: "server";
   /** One of the rule's additional_bindings. */
   readonly additional?: 1;
+  /**
+   * The field path of a variable the same binding is also served under, as
+   * the additional binding that follows it ({@link leanUnder}): one row for
+   * `/tasks/{id}` and `/{tenant}/tasks/{id}`.
+   */
+  readonly under?: readonly string[];
   readonly input: LeanMessage;
   readonly output: LeanMessage;
 }
@@ -60,6 +66,24 @@ function leanTemplate(segments: readonly string[], verb: string, variables: read
   return `/${parts.join("/")}${verb === "" ? "" : `:${verb}`}`;
 }
 
+/**
+ * A path (a {@link LeanRoute}'s) under one more leading single-segment
+ * variable `{fieldPath}`: "/tasks/{id}" under tenant is "/{tenant}/tasks/{id}".
+ */
+export function leanUnder(path: LeanRoute["path"], fieldPath: readonly string[]): LeanRoute["path"] {
+  const [segments, verb, variables] = path;
+  return [
+    ["*", ...segments],
+    verb,
+    [[fieldPath, 0, 1], ...variables.map(([p, start, end, ...multi]): LeanVariable => [p, start + 1, end + 1, ...multi])],
+  ];
+}
+
+/** The rows of a lean route table with each `under` written out as its own additional binding, in proto order. */
+function leanBindings(routes: readonly LeanRoute[]): LeanRoute[] {
+  return routes.flatMap((r) => (r.under ? [r, { ...r, path: leanUnder(r.path, r.under), additional: 1 as const }] : [r]));
+}
+
 interface Planned extends ClientRoute {
   readonly lean: LeanRoute;
 }
@@ -74,7 +98,7 @@ export function createLeanClient<T>(service: string, routes: readonly LeanRoute[
   const parent = { typeName: service };
   // The registry reaches google.protobuf.Any alone (lean-any.ts).
   const leanOptions = options.registry === undefined ? undefined : { registry: options.registry };
-  const planned = routes.map((r): Planned => {
+  const planned = leanBindings(routes).map((r): Planned => {
     const [segments, verb, variables] = r.path;
     const template = leanTemplate(segments, verb, variables);
     return {
