@@ -8,10 +8,12 @@
 //   `npm run generate`, its own `npm test`, npm start, the card and SendMessage
 //   (the echo executor's COMPLETED task) on the three bindings, and A2A v0.3's
 //   clients (@a2a-js/sdk 0.3.14 from this repository) on JSON-RPC and REST;
-// - the production install of the Hono agent (npm ci --omit=dev), measured
-//   without OpenTelemetry's SDK (--omit=optional: the 12 MB budget) and with it,
-//   serving from its build, without the optional peers pg and PGlite; with the
-//   SDK and OTEL_EXPORTER_OTLP_ENDPOINT it exports its spans to a receiver;
+// - the production install of the Hono agent (npm ci --omit=dev: the 12 MB
+//   budget), serving from its build, without the optional peers pg and PGlite
+//   and without OpenTelemetry's SDK, which asked for it names the command that
+//   installs it; once that command has run in the project, the production
+//   install has the SDK and, with OTEL_EXPORTER_OTLP_ENDPOINT, exports its
+//   spans to a receiver;
 // - the runtime's bin, `a2a-http migrate`, from the installed tarball: without
 //   pg or PGlite it names the package to install; with them it migrates a
 //   directory and (with DATABASE_URL) a PostgreSQL database.
@@ -34,6 +36,7 @@ import { A2AService as A2AServiceV03, Role as RoleV03 } from "../../../gen/a2a-v
 import { createScratchDatabase } from "../../scratch-database.js";
 import { docRecipes, recipe, shellRecipes } from "./recipes.js";
 import { startOtlpReceiver } from "../otel/otlp-receiver.js";
+import { telemetryInstallCommand, telemetryPackages } from "../../../packages/plugin/templates/scaffold/telemetry.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..", "..");
@@ -622,18 +625,19 @@ async function productionInstall(name: string, ...args: string[]): Promise<{ dir
   return { dir: prod, disk };
 }
 
-test("the Hono agent's production install without OpenTelemetry is small and serves from its build", async () => {
+test("the Hono agent's production install is small, has no OpenTelemetry SDK, and serves from its build", async () => {
   const dir = join(work, "agent-hono");
   expect(existsSync(join(dir, "node_modules")), "the Hono scaffold test runs first").toBe(true);
   await npm(dir, "run", "build");
-  const { dir: prod, disk } = await productionInstall("prod-hono", "--omit=dev", "--omit=optional");
+  // What the Dockerfile runs: a plain production install, nothing omitted but devDependencies.
+  const { dir: prod, disk } = await productionInstall("prod-hono", "--omit=dev");
   expect(disk).toBeLessThanOrEqual(12);
-  // The store drivers are optional peers, OpenTelemetry's SDK optional dependencies: not installed.
+  // The store drivers are optional peers, OpenTelemetry's SDK not in package.json at all: neither is installed.
   const installed = readdirSync(join(prod, "node_modules"));
   expect(installed).not.toContain("pg");
   expect(installed).not.toContain("@electric-sql");
   expect(installed).not.toContain("@opentelemetry");
-  // Asked to export without the SDK: it serves, and one line names what to install.
+  // Asked to export without the SDK: it serves, and one line names the command that installs it.
   const { url, child, output } = await start(prod, ["run", "serve"], {
     PORT: "0",
     GRPC_PORT: "0",
@@ -641,16 +645,23 @@ test("the Hono agent's production install without OpenTelemetry is small and ser
   });
   try {
     await expectAgent(url);
-    expect(output()).toContain(
-      "its SDK is not installed, so nothing is exported: npm install @opentelemetry/api @opentelemetry/context-async-hooks",
-    );
+    expect(output()).toContain(`its SDK is not installed, so nothing is exported: ${telemetryInstallCommand}\n`);
   } finally {
     stop(child);
   }
 }, 300_000);
 
-test("the Hono agent's production install with OpenTelemetry exports its spans over OTLP/HTTP", async () => {
-  expect(existsSync(join(work, "agent-hono", "dist")), "the test above builds it").toBe(true);
+test("once the command it names has run in the project, its production install exports spans over OTLP/HTTP", async () => {
+  const dir = join(work, "agent-hono");
+  expect(existsSync(join(dir, "dist")), "the test above builds it").toBe(true);
+  // As the user would, in the project (the cache that `npm ci` of this repository filled has the packages).
+  await run("bash", ["-euc", telemetryInstallCommand], {
+    cwd: dir,
+    env: { ...npmEnv, npm_config_prefer_offline: "true" },
+    maxBuffer: 16 << 20,
+  });
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  expect(pkg.dependencies).toMatchObject(telemetryPackages);
   const { dir: prod } = await productionInstall("prod-hono-otel", "--omit=dev");
   expect(readdirSync(join(prod, "node_modules", "@opentelemetry"))).toContain("sdk-trace");
   const receiver = await startOtlpReceiver();

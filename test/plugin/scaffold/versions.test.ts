@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { scaffold } from "../../../packages/plugin/src/scaffold/scaffold.js";
 import { nodeLineFor, nodeLines, scaffoldVersions } from "../../../packages/plugin/src/scaffold/versions.js";
-import { telemetryPackages } from "../../../packages/plugin/templates/scaffold/telemetry.js";
+import { telemetryInstallCommand, telemetryPackages } from "../../../packages/plugin/templates/scaffold/telemetry.js";
 
 const root = resolve(import.meta.dirname, "..", "..", "..");
 const a2aProto = join(root, "..", "shared", "proto", "a2a.proto");
@@ -31,7 +31,7 @@ test("a scaffolded project pins the versions this repository builds and tests wi
   // protobuf-es and buf: the plugin's own dependencies, which the repository's match.
   expect(scaffoldVersions.protobuf).toBe(plugin["dependencies"]!["@bufbuild/protobuf"]);
   expect(scaffoldVersions.buf).toBe(plugin["dependencies"]!["@bufbuild/buf"]);
-  const names: Record<Exclude<keyof typeof scaffoldVersions, "openTelemetry">, string> = {
+  const names: Record<keyof typeof scaffoldVersions, string> = {
     protobuf: "@bufbuild/protobuf",
     protocGenEs: "@bufbuild/protoc-gen-es",
     buf: "@bufbuild/buf",
@@ -47,8 +47,8 @@ test("a scaffolded project pins the versions this repository builds and tests wi
   for (const [key, name] of Object.entries(names)) {
     expect(scaffoldVersions[key as keyof typeof names], name).toBe(dev[name]!.replace(/^npm:typescript@/, ""));
   }
-  // OpenTelemetry's SDK (the project's optionalDependencies): the versions example/telemetry.ts runs with here.
-  for (const [name, version] of Object.entries(scaffoldVersions.openTelemetry)) expect(version, name).toBe(dev[name]);
+  // OpenTelemetry's SDK (what src/telemetry.ts tells a project to install): the versions example/telemetry.ts runs with here.
+  for (const [name, version] of Object.entries(telemetryPackages)) expect(version, name).toBe(dev[name]);
   // TypeScript 7, the native compiler: what test/e2e/typescript checks generated code and the runtime with.
   expect(major(scaffoldVersions.typescript)).toBe(7);
 });
@@ -107,15 +107,31 @@ test("--force merges allowScripts: your approvals and denials stay, the scaffold
   expect(json(path)["allowScripts"]).toEqual({ "@bufbuild/buf": false, esbuild: true, "sharp@0.34.5": true });
 });
 
-test("the project's optionalDependencies are the packages src/telemetry.ts imports and names when they are missing", () => {
-  expect(Object.keys(scaffoldVersions.openTelemetry).sort()).toEqual([...telemetryPackages].sort());
+test("OpenTelemetry's SDK is not in the project's package.json: src/telemetry.ts names it, versions and all, when the environment asks for it", () => {
   const dir = join(tmp, "otel");
   scaffold({ dir, framework: "hono", proto: a2aProto });
   const pkg = json(join(dir, "package.json"));
-  expect(pkg["optionalDependencies"]).toEqual(scaffoldVersions.openTelemetry);
-  // Optional, so that `npm ci --omit=optional` leaves them out; never in dependencies.
-  for (const name of telemetryPackages) expect(pkg["dependencies"]![name], name).toBeUndefined();
+  // Not even optional: a plain `npm ci --omit=dev` (the Dockerfile's) must leave it out.
+  expect(pkg["optionalDependencies"]).toBeUndefined();
+  for (const section of ["dependencies", "devDependencies", "peerDependencies"]) {
+    expect(
+      Object.keys(pkg[section] ?? {}).filter((name) => name.startsWith("@opentelemetry/")),
+      section,
+    ).toEqual([]);
+  }
+  // Every package the file imports, each at its pinned version, exactly.
+  const imported = [...readFileSync(join(dir, "src", "telemetry.ts"), "utf8").matchAll(/import\("(@opentelemetry\/[^"]+)"\)/g)].map(
+    (m) => m[1],
+  );
+  expect([...new Set(imported)].sort()).toEqual(Object.keys(telemetryPackages).sort());
+  const [flag, ...specs] = telemetryInstallCommand.split(" ").slice(2);
+  expect(telemetryInstallCommand).toMatch(/^npm install /);
+  expect(flag).toBe("--save-exact");
+  const at = (spec: string) => spec.lastIndexOf("@");
+  expect(Object.fromEntries(specs.map((spec) => [spec.slice(0, at(spec)), spec.slice(at(spec) + 1)]))).toEqual(telemetryPackages);
   expect(readFileSync(join(dir, "src", "telemetry.ts"), "utf8")).toBe(
     readFileSync(join(root, "packages", "plugin", "templates", "scaffold", "telemetry.ts"), "utf8"),
   );
+  // Without them the project still type-checks: they are modules of type any until installed.
+  expect(readFileSync(join(dir, "src", "opentelemetry.d.ts"), "utf8")).toMatch(/^declare module "@opentelemetry\/\*";$/m);
 });

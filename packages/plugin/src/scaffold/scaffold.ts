@@ -166,10 +166,12 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ["src/main.ts", render("main.ts.hbs", context)],
     ["scripts/generate-if-needed.mjs", render("generate-if-needed.mjs.hbs", context)],
   ]);
-  // src/telemetry.ts is a plain TypeScript file, the one the repository's example agent runs too.
+  // src/telemetry.ts is a plain TypeScript file, the one the repository's example agent runs too;
+  // src/opentelemetry.d.ts types the SDK packages it imports when they are not installed.
   const copies = new Map<string, string>([
     [`proto/${protoFile}`, protoPath],
     ["src/telemetry.ts", join(templateDir, "telemetry.ts")],
+    ["src/opentelemetry.d.ts", join(templateDir, "opentelemetry.d.ts")],
   ]);
   if (v03Proto) copies.set(`proto/${v03ProtoFile}`, v03Proto);
   for (const name of googleApiProtos) {

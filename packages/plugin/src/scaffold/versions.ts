@@ -33,23 +33,6 @@ export const scaffoldVersions = {
   honoNodeServer: "2.1.11",
   tsx: "4.23.15",
   typescript: "7.0.2",
-  /**
-   * OpenTelemetry's SDK, the project's optionalDependencies: src/telemetry.ts
-   * imports them only when the OTEL_* environment asks for export, and
-   * `npm ci --omit=optional` leaves them out (about 20 MB).
-   */
-  openTelemetry: {
-    "@opentelemetry/api": "1.10.0",
-    "@opentelemetry/context-async-hooks": "3.1.1",
-    "@opentelemetry/core": "3.1.1",
-    "@opentelemetry/exporter-metrics-otlp-http": "0.301.2",
-    "@opentelemetry/exporter-metrics-otlp-proto": "0.301.2",
-    "@opentelemetry/exporter-trace-otlp-http": "0.301.2",
-    "@opentelemetry/exporter-trace-otlp-proto": "0.301.2",
-    "@opentelemetry/resources": "3.1.1",
-    "@opentelemetry/sdk-metrics": "3.1.1",
-    "@opentelemetry/sdk-trace": "3.1.1",
-  },
 } as const;
 
 /**

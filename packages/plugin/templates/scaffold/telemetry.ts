@@ -12,12 +12,15 @@
 // OTEL_BSP_EXPORT_TIMEOUT, OTEL_METRIC_EXPORT_INTERVAL,
 // OTEL_METRIC_EXPORT_TIMEOUT and OTEL_LOG_LEVEL.
 //
-// The SDK's packages (optionalDependencies of the project, about 20 MB) are
-// imported only then; an install without them (npm ci --omit=optional) runs
-// without telemetry and says which packages to install if the environment
-// asks for export. The example agent of protoc-gen-a2a-http runs this very
-// file; `protoc-gen-a2a-http scaffold --force` rewrites it.
-import type { ContextManager, MeterProvider, TextMapPropagator, TracerProvider } from "@opentelemetry/api";
+// The SDK's packages (telemetryPackages below, about 20 MB) are not in the
+// project's package.json, so that its production install (npm ci
+// --omit=dev) stays small; this file imports them only when the environment
+// asks for export, and when they are missing it says in one line what to
+// run (telemetryInstallCommand) and the agent serves without export.
+// src/opentelemetry.d.ts lets the project type-check without them (and this
+// file has their own types once they are installed). The example agent of
+// protoc-gen-a2a-http runs this very file; `protoc-gen-a2a-http scaffold
+// --force` rewrites it.
 
 /** An environment that asks for something this file cannot do (gRPC, an unknown exporter or sampler). */
 export class TelemetryConfigError extends Error {
@@ -41,19 +44,28 @@ export interface TelemetryOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** The packages imported when the environment asks for export: the project's optionalDependencies. */
-export const telemetryPackages = [
-  "@opentelemetry/api",
-  "@opentelemetry/context-async-hooks",
-  "@opentelemetry/core",
-  "@opentelemetry/resources",
-  "@opentelemetry/sdk-trace",
-  "@opentelemetry/sdk-metrics",
-  "@opentelemetry/exporter-trace-otlp-proto",
-  "@opentelemetry/exporter-trace-otlp-http",
-  "@opentelemetry/exporter-metrics-otlp-proto",
-  "@opentelemetry/exporter-metrics-otlp-http",
-] as const;
+/**
+ * The packages imported when the environment asks for export, at the versions
+ * the example agent of protoc-gen-a2a-http runs and is tested with (its
+ * devDependencies; test/plugin/scaffold/versions.test.ts checks they match).
+ */
+export const telemetryPackages = {
+  "@opentelemetry/api": "1.10.0",
+  "@opentelemetry/context-async-hooks": "3.1.1",
+  "@opentelemetry/core": "3.1.1",
+  "@opentelemetry/resources": "3.1.1",
+  "@opentelemetry/sdk-trace": "3.1.1",
+  "@opentelemetry/sdk-metrics": "3.1.1",
+  "@opentelemetry/exporter-trace-otlp-proto": "0.301.2",
+  "@opentelemetry/exporter-trace-otlp-http": "0.301.2",
+  "@opentelemetry/exporter-metrics-otlp-proto": "0.301.2",
+  "@opentelemetry/exporter-metrics-otlp-http": "0.301.2",
+} as const;
+
+/** What to run in the project to add them to its dependencies, exactly at those versions. */
+export const telemetryInstallCommand = `npm install --save-exact ${Object.entries(telemetryPackages)
+  .map(([name, version]) => `${name}@${version}`)
+  .join(" ")}`;
 
 type Signal = "TRACES" | "METRICS";
 type Protocol = "http/protobuf" | "http/json";
@@ -150,7 +162,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     if ((e as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw e;
     (options.warn ?? console.warn)(
       `OpenTelemetry export is configured (OTEL_EXPORTER_OTLP_*) but its SDK is not installed, so nothing is exported: ` +
-        `npm install ${telemetryPackages.join(" ")}`,
+        telemetryInstallCommand,
     );
     return undefined;
   }
@@ -162,14 +174,14 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     .defaultResource()
     .merge(sdk.resources.resourceFromAttributes({ "service.name": options.serviceName }))
     .merge(sdk.resources.detectResources({ detectors: [sdk.resources.envDetector] }));
-  const contextManager: ContextManager = new sdk.contextAsyncHooks.AsyncLocalStorageContextManager();
+  const contextManager = new sdk.contextAsyncHooks.AsyncLocalStorageContextManager();
   contextManager.enable();
   api.context.setGlobalContextManager(contextManager);
-  const propagator: TextMapPropagator = new core.CompositePropagator({
+  const propagator = new core.CompositePropagator({
     propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],
   });
   api.propagation.setGlobalPropagator(propagator);
-  let tracerProvider: (TracerProvider & { shutdown(): Promise<void> }) | undefined;
+  let tracerProvider: InstanceType<typeof import("@opentelemetry/sdk-trace")["TracerProvider"]> | undefined;
   if (traces && sdk.trace && sdk.traceExporter) {
     tracerProvider = new sdk.trace.TracerProvider({
       resource,
@@ -184,7 +196,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     });
     api.trace.setGlobalTracerProvider(tracerProvider);
   }
-  let meterProvider: (MeterProvider & { shutdown(): Promise<void> }) | undefined;
+  let meterProvider: InstanceType<typeof import("@opentelemetry/sdk-metrics")["MeterProvider"]> | undefined;
   if (metrics && sdk.metrics && sdk.metricExporter) {
     meterProvider = new sdk.metrics.MeterProvider({
       resource,
