@@ -18,6 +18,7 @@ import { SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-cl
 import { A2A_V03, copyPresent } from "./common.js";
 import * as rest from "./proto-json.js";
 import * as spec from "./spec-json.js";
+import { isJsonObject } from "../json-object.js";
 
 /** The v1.0 rpcs v0.3 has no method for. */
 function notInV03(rpc: string): RpcError {
@@ -215,7 +216,7 @@ export function clientSpeaksV03(options: ClientOptions): boolean {
  * left out. A card that has `supportedInterfaces` is taken as v1.0's already.
  */
 export function cardFromV03(v: unknown): JsonValue {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return {};
+  if (!isJsonObject(v)) return {};
   const c = v as JsonObject;
   if (Array.isArray(c["supportedInterfaces"])) return c;
   const out = copyPresent(c, {}, [
@@ -239,17 +240,16 @@ export function cardFromV03(v: unknown): JsonValue {
   };
   add(c["url"], c["preferredTransport"]);
   if (Array.isArray(c["additionalInterfaces"])) {
-    for (const i of c["additionalInterfaces"]) if (typeof i === "object" && i !== null && !Array.isArray(i)) add(i["url"], i["transport"]);
+    for (const i of c["additionalInterfaces"]) if (isJsonObject(i)) add(i["url"], i["transport"]);
   }
   out["supportedInterfaces"] = interfaces;
-  const caps =
-    typeof c["capabilities"] === "object" && c["capabilities"] !== null && !Array.isArray(c["capabilities"]) ? c["capabilities"] : {};
+  const caps = isJsonObject(c["capabilities"]) ? c["capabilities"] : {};
   const capabilities = copyPresent(caps, {}, ["streaming", "pushNotifications", "extensions"]);
   if (c["supportsAuthenticatedExtendedCard"] === true) capabilities["extendedAgentCard"] = true;
   out["capabilities"] = capabilities;
   if (Array.isArray(c["skills"])) {
     out["skills"] = c["skills"].map((s) => {
-      const o = (typeof s === "object" && s !== null && !Array.isArray(s) ? s : {}) as JsonObject;
+      const o = isJsonObject(s) ? s : {};
       return copyPresent(o, {}, ["id", "name", "description", "tags", "examples", "inputModes", "outputModes"]);
     });
   }

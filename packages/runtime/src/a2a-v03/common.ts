@@ -4,6 +4,7 @@
 // a status update is `final`.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { a2aError, TaskState, endsTurn } from "../a2a.js";
+import { isJsonObject } from "../json-object.js";
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -23,7 +24,7 @@ export function badV03(path: string, what: string): Error {
 
 /** `v` as a JSON object, or an INVALID_PARAMS error naming `path`. */
 export function objectAt(v: unknown, path: string): JsonObject {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw badV03(path, "must be a JSON object");
+  if (!isJsonObject(v)) throw badV03(path, "must be a JSON object");
   return v as JsonObject;
 }
 

@@ -7,6 +7,7 @@ import type { JsonValue } from "@bufbuild/protobuf";
 import { withV03CardFields } from "./card.js";
 import { arrayAt, badV03, copyPresent, isFinalV03, objectAt, optionalObjectAt, optionalStringAt, type JsonObject } from "./common.js";
 import { readMessage, readTask, readStatus, readArtifact, type V03Dialect } from "./read.js";
+import { isJsonObject } from "../json-object.js";
 
 /** A field's proto name (`context_id`) from its JSON name (`contextId`). */
 const protoName = (jsonName: string) => jsonName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -136,7 +137,7 @@ function partOut(p: Out): Out {
   }
   // v0.3's DataPart holds a Struct; another JSON value goes under "value".
   const data = p["data"];
-  return { data: { data: typeof data === "object" && data !== null && !Array.isArray(data) ? data : { value: data ?? null } } };
+  return { data: { data: isJsonObject(data) ? data : { value: data ?? null } } };
 }
 
 function messageOut(m: Out): Out {

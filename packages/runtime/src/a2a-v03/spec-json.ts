@@ -17,6 +17,7 @@ import {
   type JsonObject,
 } from "./common.js";
 import { readArtifact, readMessage, readStatus, readTask, type V03Dialect } from "./read.js";
+import { isJsonObject } from "../json-object.js";
 
 const ROLES_IN: Readonly<Record<string, string>> = { user: "ROLE_USER", agent: "ROLE_AGENT" };
 const ROLES_OUT: Readonly<Record<string, string>> = { ROLE_USER: "user", ROLE_AGENT: "agent" };
@@ -161,7 +162,7 @@ function partOut(p: Out): Out {
   } else {
     // v0.3's data part holds an object; another JSON value goes under "value".
     const data = p["data"];
-    out = { kind: "data", data: typeof data === "object" && data !== null && !Array.isArray(data) ? data : { value: data ?? null } };
+    out = { kind: "data", data: isJsonObject(data) ? data : { value: data ?? null } };
   }
   return copyPresent(p, out, ["metadata"]);
 }

@@ -12,6 +12,7 @@ import type { ClientOptions, ClientProfile } from "./options.js";
 import { appendQuery, choosePlan, compileBinding, type BindingPlan } from "./plan.js";
 import { rpcErrorFromResponse, rpcErrorFromStatusJson } from "./status.js";
 import { SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "./wire-client.js";
+import { isJsonObject } from "../json-object.js";
 
 export function httpJsonWire(options: ClientOptions, profile: ClientProfile): ClientWire {
   const a2a = profile.profile === "a2a";
@@ -63,7 +64,7 @@ export function httpJsonWire(options: ClientOptions, profile: ClientProfile): Cl
           if (e.event === "error") throw streamError(jsonOrUndefined(e.data), e.data, status);
           if (e.data === "") return undefined;
           const json = answerJson(rpc, e.data, status, "a stream event") as JsonValue;
-          if (!outputHasErrorField && json !== null && typeof json === "object" && !Array.isArray(json) && json["error"] !== undefined) {
+          if (!outputHasErrorField && isJsonObject(json) && json["error"] !== undefined) {
             throw streamError(json, e.data, status);
           }
           return asOutput(chosen, json);

@@ -4,7 +4,18 @@
 // messages are written and read by lean-json.ts, so that nothing here reaches
 // a protobuf-es value.
 import type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
-import { readLean, snake, writeLean, type LeanField, type LeanMessage, type LeanWkt } from "./lean-json.js";
+import {
+  kindOf,
+  readLean,
+  snake,
+  writeLean,
+  type LeanEnum,
+  type LeanField,
+  type LeanMessage,
+  type LeanScalar,
+  type LeanWkt,
+  type LeanWrapper,
+} from "./lean-json.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { createCodecClient } from "./route-client.js";
 
@@ -149,24 +160,22 @@ function clientMessage(m: LeanMessage): ClientMessage {
 function clientField(f: LeanField): ClientField {
   const names = { name: f.p ?? snake(f.j), jsonName: f.j };
   if (f.c === "m") return { ...names, fieldKind: "map" };
-  const t = f.t;
-  const scalar = typeof t === "number" ? t : typeof t === "object" && "scalar" in t ? t.scalar : undefined;
-  const e = typeof t === "object" && "e" in t ? t.e : undefined;
-  if (f.c === "l" && (scalar !== undefined || e !== undefined)) return { ...names, fieldKind: "list", listKind: e ? "enum" : "scalar" };
+  const t = f.t as Partial<LeanScalar & LeanWrapper & LeanWkt & { e: LeanEnum }>;
+  const kind = kindOf(f.t);
+  const scalar = kind === "lean" ? t.scalar : kind === "scalar" ? (f.t as number) : undefined;
+  if (f.c === "l" && (scalar !== undefined || kind === "enum"))
+    return { ...names, fieldKind: "list", listKind: scalar === undefined ? "enum" : "scalar" };
   if (scalar !== undefined) return { ...names, fieldKind: "scalar", scalar };
-  if (e !== undefined) return { ...names, fieldKind: "enum", enum: { values: [{ name: e[0] as string }] } };
+  if (kind === "enum") return { ...names, fieldKind: "enum", enum: { values: [{ name: t.e![0] as string }] } };
   // A well-known type or wrapper has no fields to plan with: the planning sends it whole, as its ProtoJSON.
   let message: ClientMessage | undefined;
-  const list = f.c === "l";
   return {
     ...names,
-    ...(list ? { fieldKind: "list", listKind: "message" } : { fieldKind: "message" }),
+    ...(f.c === "l" ? { fieldKind: "list", listKind: "message" } : { fieldKind: "message" }),
     // Resolved on first read (types may refer to each other).
     get message() {
       return (message ??=
-        typeof t === "function"
-          ? clientMessage(t())
-          : { typeName: typeof t === "object" && "wrap" in t ? t.wrap : (t as LeanWkt).typeName, fields: [] });
+        kind === "message" ? clientMessage((f.t as () => LeanMessage)()) : { typeName: t.wrap ?? t.typeName!, fields: [] });
     },
   } as ClientField;
 }

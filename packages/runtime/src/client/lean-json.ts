@@ -17,6 +17,7 @@
 // holds protobuf-es's reflection. Messages outside proto3 are not supported:
 // the plugin refuses them under client=lean.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { isJsonObject } from "../json-object.js";
 
 /** An enum's values: name, number, name, number..., the zero value first. */
 export type LeanEnum = readonly (string | number)[];
@@ -104,7 +105,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 export const snake = (j: string) => j.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const localOf = (f: LeanField) => f.l ?? f.j;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+export const isObj = isJsonObject as (v: unknown) => v is Obj;
 export const fail = (what: string): never => {
   throw new Error(what);
 };
@@ -116,10 +117,11 @@ const show = (v: unknown) =>
 export const setOwn = (o: object, k: string, value: unknown) =>
   Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
 
-type Kind = "scalar" | "lean" | "enum" | "message" | "wkt" | "wrapper";
+export type Kind = "scalar" | "lean" | "enum" | "message" | "wkt" | "wrapper";
 
 /** What a field's type is. */
-function kindOf(t: LeanType): Kind {
+/** What a field's type is: a protobuf scalar, a LeanScalar ("lean"), an enum, a message, a well-known type or a wrapper. */
+export function kindOf(t: LeanType): Kind {
   if (typeof t === "number") return "scalar";
   if (typeof t === "function") return "message";
   if ("e" in t) return "enum";

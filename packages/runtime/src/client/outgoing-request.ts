@@ -59,19 +59,38 @@ export function callHeaders(options: ClientOptions, defaults: HeaderDefaults): C
  * once per rpc, as a hand-written call would pass a plain object.
  */
 export class OutgoingRequest implements ClientRequest {
-  signal: AbortSignal | undefined = undefined;
+  // Declared, set in the constructor in this order (own, enumerable, as parameter properties would make them): a
+  // parameter property is written twice in a bundle, as a field and as its assignment.
+  declare readonly rpc: string;
+  declare readonly binding: ClientRoute;
+  declare readonly streaming: boolean;
+  declare method: string;
+  declare url: string;
+  declare private readonly init: Headers | HeaderEntries;
+  declare body: string | undefined;
+  declare signal: AbortSignal | undefined;
+  declare private made: Headers | undefined;
   declare readonly headers: Headers;
-  private made: Headers | undefined;
   constructor(
-    readonly rpc: string,
-    readonly binding: ClientRoute,
-    readonly streaming: boolean,
-    public method: string,
-    public url: string,
-    private readonly init: Headers | HeaderEntries,
-    public body: string | undefined,
+    rpc: string,
+    binding: ClientRoute,
+    streaming: boolean,
+    method: string,
+    url: string,
+    init: Headers | HeaderEntries,
+    body: string | undefined,
   ) {
-    if (init instanceof Headers) this.made = init;
+    Object.assign(this, {
+      rpc,
+      binding,
+      streaming,
+      method,
+      url,
+      init,
+      body,
+      signal: undefined,
+      made: init instanceof Headers ? init : undefined,
+    });
     // An own, enumerable accessor: `{ ...req }` in an interceptor copies the Headers.
     Object.defineProperty(this, "headers", { get: () => (this.made ??= new Headers(this.init)), enumerable: true });
   }

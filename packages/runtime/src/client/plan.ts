@@ -4,6 +4,7 @@ import type { TemplateSegment } from "../path-template.js";
 import { clientError } from "./client-error.js";
 import type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 import { escapeComponent, escapeMultiSegment } from "./encode.js";
+import { isJsonObject } from "../json-object.js";
 
 interface VariablePlan {
   /** The field path as written in the template ("book.name"). */
@@ -131,7 +132,7 @@ function valuePattern(segs: readonly TemplateSegment[], multiSegment: boolean): 
 function lookup(json: JsonObject, path: readonly string[]): JsonValue | undefined {
   let v: JsonValue | undefined = json;
   for (const k of path) {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
+    if (!isJsonObject(v)) return undefined;
     v = v[k];
   }
   return v;
@@ -140,10 +141,10 @@ function lookup(json: JsonObject, path: readonly string[]): JsonValue | undefine
 function remove(json: JsonObject, path: readonly string[]): void {
   let v: JsonValue | undefined = json;
   for (let i = 0; i < path.length - 1; i++) {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return;
+    if (!isJsonObject(v)) return;
     v = v[path[i]!];
   }
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) delete v[path[path.length - 1]!];
+  if (isJsonObject(v)) delete v[path[path.length - 1]!];
 }
 
 function scalarText(v: JsonValue): string | undefined {

@@ -1,5 +1,6 @@
 import { Code, RpcError, codeFromHttpStatus, httpStatusFromCode, isErrorDetail, type ErrorDetail } from "../errors.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
+import { isJsonObject } from "../json-object.js";
 
 /** How many characters of a non-JSON error body go into the error message. */
 const SNIPPET = 200;
@@ -17,10 +18,10 @@ function toDetails(value: unknown): ErrorDetail[] {
  * Returns undefined when the JSON is neither.
  */
 export function rpcErrorFromStatusJson(json: unknown, httpStatus: number | undefined): RpcError | undefined {
-  if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
+  if (!isJsonObject(json)) return undefined;
   const top = json as Record<string, unknown>;
   const inner = top["error"];
-  if (inner !== null && typeof inner === "object" && !Array.isArray(inner)) {
+  if (isJsonObject(inner)) {
     const e = inner as Record<string, unknown>;
     const httpFromBody = typeof e["code"] === "number" && e["code"] >= 400 && e["code"] <= 599 ? e["code"] : undefined;
     const status = httpStatus ?? httpFromBody;

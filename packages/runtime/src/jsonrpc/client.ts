@@ -12,6 +12,7 @@ import type { RouteBinding } from "../route-binding.js";
 import { rpcErrorFromResponse } from "../client/status.js";
 import { createWireClient, SSE_MEDIA_TYPE, type ClientWire, type RpcWire } from "../client/wire-client.js";
 import { fromJsonRpcError } from "./errors.js";
+import { isJsonObject } from "../json-object.js";
 
 /**
  * Builds a client object with one method per rpc of a route table that
@@ -116,7 +117,7 @@ export function jsonRpcWire(options: ClientOptions, dialect?: JsonRpcClientDiale
 }
 
 function isEnvelope(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && (v as Record<string, unknown>)["jsonrpc"] === "2.0";
+  return isJsonObject(v) && v["jsonrpc"] === "2.0";
 }
 
 /** The error as decoded, but with the HTTP status of the answer when it was not a 2xx. */
