@@ -73,9 +73,37 @@ export function codeFromHttpStatus(status: number): Code {
   }
 }
 
+/**
+ * The codes' enum names by number. Checked against the enum by the compiler
+ * (each name is its number's key), so the two cannot part; a bundle that
+ * reads names holds this list, not the enum's object.
+ */
+export const CODE_NAMES = [
+  "OK",
+  "CANCELLED",
+  "UNKNOWN",
+  "INVALID_ARGUMENT",
+  "DEADLINE_EXCEEDED",
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "PERMISSION_DENIED",
+  "RESOURCE_EXHAUSTED",
+  "FAILED_PRECONDITION",
+  "ABORTED",
+  "OUT_OF_RANGE",
+  "UNIMPLEMENTED",
+  "INTERNAL",
+  "UNAVAILABLE",
+  "DATA_LOSS",
+  "UNAUTHENTICATED",
+] as const satisfies { readonly [N in Code]: CodeKey<N> };
+
+/** The enum key of code `N`. */
+type CodeKey<N extends Code> = { [K in keyof typeof Code]: (typeof Code)[K] extends N ? K : never }[keyof typeof Code];
+
 /** The enum name of a code ("NOT_FOUND"), or "UNKNOWN" for a value outside the enum. */
 export function codeName(code: Code): string {
-  return Code[code] ?? "UNKNOWN";
+  return CODE_NAMES[code] ?? "UNKNOWN";
 }
 
 /** A google.rpc.Status detail in its JSON form, e.g. a google.rpc.ErrorInfo. */

@@ -1,11 +1,11 @@
-import { Code, RpcError, codeFromHttpStatus, httpStatusFromCode, isErrorDetail, type ErrorDetail } from "../errors.js";
+import { CODE_NAMES, Code, RpcError, codeFromHttpStatus, httpStatusFromCode, isErrorDetail, type ErrorDetail } from "../errors.js";
 import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
 import { isJsonObject } from "../json-object.js";
 
 /** How many characters of a non-JSON error body go into the error message. */
 const SNIPPET = 200;
 
-const codeByName: ReadonlyMap<string, Code> = new Map(Object.entries(Code).filter((e): e is [string, Code] => typeof e[1] === "number"));
+const codeByName: ReadonlyMap<string, Code> = new Map(CODE_NAMES.map((name, code): [string, Code] => [name, code]));
 
 function toDetails(value: unknown): ErrorDetail[] {
   return Array.isArray(value) ? value.filter(isErrorDetail) : [];
