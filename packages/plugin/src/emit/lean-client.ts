@@ -182,10 +182,13 @@ class Tables {
     }
   }
 
-  /** A well-known type the runtime reads and writes itself: a wrapper's `{ wrap, t }`, or its `lean<Name>`; else undefined. */
+  /** A well-known type the runtime reads and writes itself: a wrapper's `leanWrapper(name, t)`, or its `lean<Name>`; else undefined. */
   private special(m: DescMessage): Printable | undefined {
     if (!m.typeName.startsWith("google.protobuf.")) return undefined;
-    if (isWrapperDesc(m)) return ["{ wrap: ", JSON.stringify(m.typeName), ", t: ", this.scalar(m.fields[0]!.scalar!), " }"];
+    if (isWrapperDesc(m)) {
+      const leanWrapper = this.f.import("leanWrapper", this.runtime);
+      return ["/* @__PURE__ */ ", leanWrapper, "(", JSON.stringify(m.typeName), ", ", this.scalar(m.fields[0]!.scalar!), ")"];
+    }
     return WKT.has(m.name) ? this.f.import(`lean${m.name}`, this.runtime) : undefined;
   }
 

@@ -27,7 +27,7 @@ export { createCodecClient, createRouteClient } from "./route-client.js";
 export type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 export type { ClientCodecs, RpcCodec } from "./wire-client.js";
 export { createLeanClient, leanRpcName, leanUnder, type LeanRoute, type LeanVariable } from "./lean-client.js";
-export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue } from "./lean-wkt.js";
+export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue, leanWrapper } from "./lean-wkt.js";
 export { leanDouble, leanFloat, leanInt64, leanUint64 } from "./lean-numbers.js";
 export { leanAny } from "./lean-any.js";
 export {
@@ -40,7 +40,6 @@ export {
   type LeanScalar,
   type LeanType,
   type LeanWkt,
-  type LeanWrapper,
 } from "./lean-json.js";
 export { DEFAULT_MAX_EVENT_SIZE } from "./options.js";
 export type {

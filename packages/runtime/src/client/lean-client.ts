@@ -14,7 +14,6 @@ import {
   type LeanMessage,
   type LeanScalar,
   type LeanWkt,
-  type LeanWrapper,
 } from "./lean-json.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { createCodecClient } from "./route-client.js";
@@ -160,22 +159,21 @@ function clientMessage(m: LeanMessage): ClientMessage {
 function clientField(f: LeanField): ClientField {
   const names = { name: f.p ?? snake(f.j), jsonName: f.j };
   if (f.c === "m") return { ...names, fieldKind: "map" };
-  const t = f.t as Partial<LeanScalar & LeanWrapper & LeanWkt & { e: LeanEnum }>;
+  const t = f.t as Partial<LeanScalar & LeanWkt & { e: LeanEnum }>;
   const kind = kindOf(f.t);
   const scalar = kind === "lean" ? t.scalar : kind === "scalar" ? (f.t as number) : undefined;
   if (f.c === "l" && (scalar !== undefined || kind === "enum"))
     return { ...names, fieldKind: "list", listKind: scalar === undefined ? "enum" : "scalar" };
   if (scalar !== undefined) return { ...names, fieldKind: "scalar", scalar };
   if (kind === "enum") return { ...names, fieldKind: "enum", enum: { values: [{ name: t.e![0] as string }] } };
-  // A well-known type or wrapper has no fields to plan with: the planning sends it whole, as its ProtoJSON.
+  // A well-known type (a wrapper too) has no fields to plan with: the planning sends it whole, as its ProtoJSON.
   let message: ClientMessage | undefined;
   return {
     ...names,
     ...(f.c === "l" ? { fieldKind: "list", listKind: "message" } : { fieldKind: "message" }),
     // Resolved on first read (types may refer to each other).
     get message() {
-      return (message ??=
-        kind === "message" ? clientMessage((f.t as () => LeanMessage)()) : { typeName: t.wrap ?? t.typeName!, fields: [] });
+      return (message ??= kind === "message" ? clientMessage((f.t as () => LeanMessage)()) : { typeName: t.typeName!, fields: [] });
     },
   } as ClientField;
 }

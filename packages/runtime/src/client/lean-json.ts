@@ -33,14 +33,18 @@ export interface LeanScalar {
   write(value: unknown, where: string): JsonValue;
 }
 
-/** A well-known message type with a JSON form of its own (lean-wkt.ts). */
+/**
+ * A well-known message type with a JSON form of its own (lean-wkt.ts).
+ * `boxed`: the value is a list item's, map value's or oneof member's, where a
+ * wrapper (google.protobuf.StringValue...) is its message, not the bare value.
+ */
 export interface LeanWkt {
   readonly typeName: string;
   /** JSON null is a value of the type (google.protobuf.Value), not "unset". */
   readonly nullable?: boolean;
   /** The field's value (protobuf-es's representation) from its JSON; throws for JSON that is not one. */
-  read(json: unknown, depth: number, where: string, options?: LeanOptions): unknown;
-  write(value: unknown, depth: number, where: string, options?: LeanOptions): JsonValue;
+  read(json: unknown, depth: number, where: string, options?: LeanOptions, boxed?: boolean): unknown;
+  write(value: unknown, depth: number, where: string, options?: LeanOptions, boxed?: boolean): JsonValue;
 }
 
 /** What a lean client hands down to the well-known types: the caller's registry, for google.protobuf.Any (lean-any.ts). */
@@ -48,18 +52,12 @@ export interface LeanOptions {
   readonly registry?: unknown;
 }
 
-/** A wrapper (google.protobuf.StringValue...): its full name and its value's type. */
-export interface LeanWrapper {
-  readonly wrap: string;
-  readonly t: number | LeanScalar;
-}
-
 /**
  * A field's type: a protobuf ScalarType number (string, bool, bytes and the
  * 32-bit integers), a LeanScalar, an enum, a message (a function, as types
- * may refer to each other), a well-known type or a wrapper.
+ * may refer to each other) or a well-known type (wrappers too: leanWrapper).
  */
-export type LeanType = number | LeanScalar | { readonly e: LeanEnum } | (() => LeanMessage) | LeanWkt | LeanWrapper;
+export type LeanType = number | LeanScalar | { readonly e: LeanEnum } | (() => LeanMessage) | LeanWkt;
 
 /** A field of a {@link LeanMessage}; what is left out is the common case. */
 export interface LeanField {
@@ -117,23 +115,26 @@ const show = (v: unknown) =>
 export const setOwn = (o: object, k: string, value: unknown) =>
   Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
 
-export type Kind = "scalar" | "lean" | "enum" | "message" | "wkt" | "wrapper";
+export type Kind = "scalar" | "lean" | "enum" | "message" | "wkt";
 
-/** What a field's type is. */
-/** What a field's type is: a protobuf scalar, a LeanScalar ("lean"), an enum, a message, a well-known type or a wrapper. */
+/** What a field's type is: a protobuf scalar, a LeanScalar ("lean"), an enum, a message or a well-known type. */
 export function kindOf(t: LeanType): Kind {
   if (typeof t === "number") return "scalar";
   if (typeof t === "function") return "message";
   if ("e" in t) return "enum";
   if ("scalar" in t) return "lean";
-  return "wrap" in t ? "wrapper" : "wkt";
+  return "wkt";
 }
 
 /** A singular scalar or enum of implicit presence: never unset, its zero value instead. */
 const hasZero = (f: LeanField) => f.x === undefined && f.o === undefined && /^(scalar|lean|enum)$/.test(kindOf(f.t));
 
-function zeroOf(f: LeanField, t: LeanType = f.t): unknown {
-  if (typeof t === "number") return t === STRING ? "" : t === BOOL ? false : t === BYTES ? new Uint8Array(0) : 0;
+/** The zero value of string, bool, bytes and the 32-bit integers, as create() sets it. */
+export const scalarZero = (t: number): unknown => (t === STRING ? "" : t === BOOL ? false : t === BYTES ? new Uint8Array(0) : 0);
+
+function zeroOf(f: LeanField): unknown {
+  const t = f.t;
+  if (typeof t === "number") return scalarZero(t);
   if ("e" in t) return t.e[1];
   if ("scalar" in t) return f.s ? "0" : t.zero;
   return undefined;
@@ -249,13 +250,8 @@ function readValue(f: LeanField, v: unknown, depth: number, boxed: boolean, wher
       return readLean((t as () => LeanMessage)(), v, depth + 1, options);
     case "enum":
       return readEnum((t as { e: LeanEnum }).e, v, where);
-    case "wkt":
-      return (t as LeanWkt).read(v, depth + 1, where, options);
   }
-  const w = t as LeanWrapper;
-  const value = typeof w.t === "number" ? readScalar(w.t, v, where) : w.t.read(v, where);
-  // A singular wrapper field outside a oneof holds the value itself.
-  return boxed ? { $typeName: w.wrap, value } : value;
+  return (t as LeanWkt).read(v, depth + 1, where, options, boxed);
 }
 
 function readEnum(e: LeanEnum, v: unknown, where: string): number | typeof IGNORED {
@@ -268,7 +264,7 @@ function readEnum(e: LeanEnum, v: unknown, where: string): number | typeof IGNOR
 }
 
 /** string, bool, bytes and the 32-bit integers (numbers, or decimal text). */
-function readScalar(t: number, v: unknown, where: string): unknown {
+export function readScalar(t: number, v: unknown, where: string): unknown {
   switch (t) {
     case STRING:
       if (typeof v !== "string") bad(where, v);
@@ -342,19 +338,11 @@ function writeValue(f: LeanField, v: unknown, depth: number, boxed: boolean, whe
       for (let i = 1; i < e.length; i += 2) if (e[i] === v) return e[i - 1] as string;
       return v;
     }
-    case "wkt":
-      return (t as LeanWkt).write(v, depth + 1, where, options);
   }
-  const w = t as LeanWrapper;
-  let value = v;
-  if (boxed) {
-    if (!isObj(v)) return bad(where, v);
-    value = v["value"] ?? zeroOf(f, w.t);
-  }
-  return typeof w.t === "number" ? writeScalar(w.t, value, where) : w.t.write(value, where);
+  return (t as LeanWkt).write(v, depth + 1, where, options, boxed);
 }
 
-function writeScalar(t: number, v: unknown, where: string): JsonValue {
+export function writeScalar(t: number, v: unknown, where: string): JsonValue {
   switch (t) {
     case STRING:
       return typeof v === "string" ? v : bad(where, v);

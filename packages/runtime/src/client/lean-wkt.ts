@@ -4,7 +4,45 @@
 // Struct fields hold a JsonObject, Value, ListValue, Timestamp, Duration and
 // FieldMask fields protobuf-es's messages, as protobuf-es has them.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { bad, fail, isObj, MAX_DEPTH, setOwn, snake, wellFormed, type LeanWkt, type Obj } from "./lean-json.js";
+import {
+  bad,
+  fail,
+  isObj,
+  MAX_DEPTH,
+  readScalar,
+  scalarZero,
+  setOwn,
+  snake,
+  wellFormed,
+  writeScalar,
+  type LeanScalar,
+  type LeanWkt,
+  type Obj,
+} from "./lean-json.js";
+
+/**
+ * A wrapper (google.protobuf.StringValue...) of `t`, its value's type (a
+ * ScalarType number or a LeanScalar): JSON is the bare value; a singular
+ * field holds the bare value too, a boxed one (list item, map value, oneof
+ * member) the wrapper message.
+ */
+export function leanWrapper(typeName: string, t: number | LeanScalar): LeanWkt {
+  return {
+    typeName,
+    read(v, _depth, where, _options, boxed) {
+      const value = typeof t === "number" ? readScalar(t, v, where) : t.read(v, where);
+      return boxed ? { $typeName: typeName, value } : value;
+    },
+    write(v, _depth, where, _options, boxed) {
+      let value = v;
+      if (boxed) {
+        if (!isObj(v)) return bad(where, v);
+        value = v["value"] ?? (typeof t === "number" ? scalarZero(t) : t.zero);
+      }
+      return typeof t === "number" ? writeScalar(t, value, where) : t.write(value, where);
+    },
+  };
+}
 
 /** google.protobuf.Timestamp: RFC 3339, UTC, 0, 3, 6 or 9 digits of fraction. */
 export const leanTimestamp: LeanWkt = {

@@ -5,7 +5,7 @@
 /* eslint-disable */
 
 import type { CallOptions, ClientOptions, LeanEnum, LeanMessage, LeanRoute } from "a2a-http/client";
-import { createLeanClient, leanDouble, leanDuration, leanFieldMask, leanFloat, leanInt64, leanTimestamp, leanUint64 } from "a2a-http/client";
+import { createLeanClient, leanDouble, leanDuration, leanFieldMask, leanFloat, leanInt64, leanTimestamp, leanUint64, leanWrapper } from "a2a-http/client";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Book, CheckoutBookRequestSchema, CreateBookRequestSchema, DeleteBookRequestSchema, File, GetBookRequestSchema, GetFileRequestSchema, GetShelfRequestSchema, ListBooksRequestSchema, ListBooksResponse, MoveBookRequestSchema, RenameShelfRequestSchema, Shelf, ShelfEvent, UpdateBookRequestSchema, WatchShelfRequestSchema } from "./library_pb.js";
 import type { Empty } from "@bufbuild/protobuf/wkt";
@@ -55,9 +55,9 @@ const $ListBooksRequest: LeanMessage = { typeName: "acme.library.v1.ListBooksReq
   { j: "publishedAfter", t: leanTimestamp },
   { j: "maxAge", t: leanDuration },
   { j: "readMask", t: leanFieldMask },
-  { j: "minPages", t: { wrap: "google.protobuf.Int32Value", t: 5 } },
-  { j: "titlePrefix", t: { wrap: "google.protobuf.StringValue", t: 9 } },
-  { j: "hasCover", t: { wrap: "google.protobuf.BoolValue", t: 8 } },
+  { j: "minPages", t: /* @__PURE__ */ leanWrapper("google.protobuf.Int32Value", 5) },
+  { j: "titlePrefix", t: /* @__PURE__ */ leanWrapper("google.protobuf.StringValue", 9) },
+  { j: "hasCover", t: /* @__PURE__ */ leanWrapper("google.protobuf.BoolValue", 8) },
   { j: "offset", t: leanInt64 },
   { j: "checksum", t: 7 },
   { j: "ids", t: leanInt64, c: "l" },
