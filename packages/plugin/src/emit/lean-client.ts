@@ -185,11 +185,13 @@ class Tables {
   /** A well-known type the runtime reads and writes itself: a wrapper's `leanWrapper(name, t)`, or its `lean<Name>`; else undefined. */
   private special(m: DescMessage): Printable | undefined {
     if (!m.typeName.startsWith("google.protobuf.")) return undefined;
-    if (isWrapperDesc(m)) {
-      const leanWrapper = this.f.import("leanWrapper", this.runtime);
-      return ["/* @__PURE__ */ ", leanWrapper, "(", JSON.stringify(m.typeName), ", ", this.scalar(m.fields[0]!.scalar!), ")"];
-    }
+    if (isWrapperDesc(m)) return this.pure("leanWrapper", JSON.stringify(m.typeName), ", ", this.scalar(m.fields[0]!.scalar!));
     return WKT.has(m.name) ? this.f.import(`lean${m.name}`, this.runtime) : undefined;
+  }
+
+  /** A call of the runtime's `name` (a maker of a lean type), pure for tree-shaking: the tables are made at load. */
+  private pure(name: string, ...args: Printable[]): Printable {
+    return ["/* @__PURE__ */ ", this.f.import(name, this.runtime), "(", args, ")"];
   }
 
   /** A scalar type: its ScalarType number, or the runtime's LeanScalar for 64-bit integers and floats. */
@@ -230,15 +232,16 @@ class Tables {
     const parts: Printable[] = [`j: ${JSON.stringify(x.jsonName)}`];
     if (x.name !== snake(x.jsonName)) parts.push(`p: ${JSON.stringify(x.name)}`);
     if (x.localName !== x.jsonName) parts.push(`l: ${JSON.stringify(x.localName)}`);
-    parts.push(["t: ", this.type(x)]);
+    // A 64-bit integer held as a string (jstype = JS_STRING): singular or repeated (a map's values stay bigint).
+    const asString = (x.fieldKind === "scalar" || (x.fieldKind === "list" && x.listKind === "scalar")) && x.longAsString;
+    parts.push(["t: ", asString ? this.pure("leanAsString", this.type(x)) : this.type(x)]);
     if (x.fieldKind === "list") parts.push('c: "l"');
     if (x.fieldKind === "map") {
       parts.push('c: "m"');
-      if (x.mapKey !== ScalarType.STRING) parts.push(["k: ", this.scalar(x.mapKey)]);
+      if (x.mapKey !== ScalarType.STRING) parts.push(["k: ", this.pure("leanMapKey", this.scalar(x.mapKey))]);
     }
     if (x.oneof) parts.push(`o: ${JSON.stringify(x.oneof.localName)}`);
     if (!x.oneof && (x.fieldKind === "scalar" || x.fieldKind === "enum") && x.presence !== IMPLICIT) parts.push("x: 1");
-    if ((x.fieldKind === "scalar" || (x.fieldKind === "list" && x.listKind === "scalar")) && x.longAsString) parts.push("s: 1");
     return ["{ ", parts.flatMap((p, i) => (i === 0 ? [p] : [", ", p])), " }"];
   }
 

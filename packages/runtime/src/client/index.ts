@@ -28,13 +28,14 @@ export type { ClientField, ClientMessage, ClientRoute } from "../route-binding.j
 export type { ClientCodecs, RpcCodec } from "./wire-client.js";
 export { createLeanClient, leanRpcName, leanUnder, type LeanRoute, type LeanVariable } from "./lean-client.js";
 export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue, leanWrapper } from "./lean-wkt.js";
-export { leanDouble, leanFloat, leanInt64, leanUint64 } from "./lean-numbers.js";
+export { leanAsString, leanDouble, leanFloat, leanInt64, leanMapKey, leanUint64 } from "./lean-numbers.js";
 export { leanAny } from "./lean-any.js";
 export {
   readLean,
   writeLean,
   type LeanEnum,
   type LeanField,
+  type LeanMapKey,
   type LeanMessage,
   type LeanOptions,
   type LeanScalar,

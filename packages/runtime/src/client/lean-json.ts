@@ -70,15 +70,16 @@ export interface LeanField {
   readonly t: LeanType;
   /** `l` a repeated field, `m` a map. */
   readonly c?: "l" | "m";
-  /** A map's key type, when not string: a ScalarType number (bool, 32-bit) or a LeanScalar (64-bit). */
-  readonly k?: number | LeanScalar;
+  /** A map's key type, when not string (leanMapKey: bool, 32- and 64-bit integers). */
+  readonly k?: LeanMapKey;
   /** The property name of the oneof it belongs to. */
   readonly o?: string;
   /** Explicit presence (proto3 `optional`): unset is undefined, not the zero value. */
   readonly x?: 1;
-  /** A 64-bit integer held as a string (jstype = JS_STRING). */
-  readonly s?: 1;
 }
+
+/** A map key's JSON text checked for the key's type, as the text protobuf-es keys the record with; throws for text that is not one. */
+export type LeanMapKey = (key: string, where: string) => string;
 
 /** A message type: its full name and its fields, in declaration order. */
 export interface LeanMessage {
@@ -136,7 +137,7 @@ function zeroOf(f: LeanField): unknown {
   const t = f.t;
   if (typeof t === "number") return scalarZero(t);
   if ("e" in t) return t.e[1];
-  if ("scalar" in t) return f.s ? "0" : t.zero;
+  if ("scalar" in t) return t.zero;
   return undefined;
 }
 
@@ -217,7 +218,7 @@ function readCollection(f: LeanField, v: unknown, depth: number, into: Obj | unk
   if (!isObj(v)) bad(where, v);
   const seen = new Set<string>();
   for (const k of Object.keys(v as Obj)) {
-    const key = mapKey(f.k ?? STRING, k, where);
+    const key = f.k ? f.k(k, where) : k;
     if (seen.has(key)) bad(where, k);
     seen.add(key);
     const item = (v as Obj)[k];
@@ -227,25 +228,14 @@ function readCollection(f: LeanField, v: unknown, depth: number, into: Obj | unk
   }
 }
 
-/** A map's key from its JSON text, checked for its type, as the text protobuf-es keys the record with. */
-function mapKey(t: number | LeanScalar, k: string, where: string): string {
-  if (typeof t !== "number") return String(t.read(k, where));
-  if (t === STRING) return k;
-  if (t === BOOL) return k === "true" || k === "false" ? k : bad(where, k);
-  return String(readScalar(t, k, where));
-}
-
 /** A singular field's (`boxed`: a list item's, map value's or oneof member's) value. */
 function readValue(f: LeanField, v: unknown, depth: number, boxed: boolean, where: string, options?: LeanOptions): unknown {
   const t = f.t;
   switch (kindOf(t)) {
     case "scalar":
       return readScalar(t as number, v, where);
-    case "lean": {
-      const value = (t as LeanScalar).read(v, where);
-      // 64-bit map values are bigint whatever the jstype (as protobuf-es holds them).
-      return f.s && f.c !== "m" ? String(value) : value;
-    }
+    case "lean":
+      return (t as LeanScalar).read(v, where);
     case "message":
       return readLean((t as () => LeanMessage)(), v, depth + 1, options);
     case "enum":

@@ -3,7 +3,7 @@
 // or string read, bigint in the message) and floats ("NaN", "Infinity",
 // numbers as strings). The generated tables import them where a field has
 // the type, so a bundle of messages without them holds none of this.
-import { bad, type LeanScalar } from "./lean-json.js";
+import { bad, readScalar, type LeanMapKey, type LeanScalar } from "./lean-json.js";
 
 const MIN = -(BigInt(1) << BigInt(63));
 const MAX = (BigInt(1) << BigInt(63)) - BigInt(1);
@@ -57,3 +57,20 @@ function float(scalar: number, max: number): LeanScalar {
 export const leanDouble: LeanScalar = /*@__PURE__*/ float(1, Number.MAX_VALUE);
 /** float: a 32-bit float's range. */
 export const leanFloat: LeanScalar = /*@__PURE__*/ float(2, 3.4028234663852886e38);
+
+/**
+ * A 64-bit integer field held as a string (jstype = JS_STRING), as
+ * protobuf-es holds a singular or repeated one (a map's values stay bigint).
+ */
+export function leanAsString(t: LeanScalar): LeanScalar {
+  return { ...t, zero: "0", read: (v, where) => String(t.read(v, where)) };
+}
+
+/** A map's key type other than string: bool (8), a 32-bit integer's ScalarType number, or a 64-bit LeanScalar. */
+export function leanMapKey(t: number | LeanScalar): LeanMapKey {
+  return (k, where) => {
+    if (typeof t !== "number") return String(t.read(k, where));
+    if (t === 8 /* BOOL */) return k === "true" || k === "false" ? k : bad(where, k);
+    return String(readScalar(t, k, where));
+  };
+}
