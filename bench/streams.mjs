@@ -20,7 +20,7 @@
 //   ours can avoid.
 //
 //   npm run generate && node bench/streams.mjs [--quick] [--n=1000,5000,10000] [--shape=one|many]
-//     [--frameworks=express,hono] [--events=20] [--gap=50] [--store=memory|sql]
+//     [--frameworks=express,hono] [--events=20] [--gap=50] [--store=memory|sql] [--only=contender,...]
 //   BENCH_CPU_PROF=dir: each server writes a CPU profile of each cycle's events to dir
 //
 // --store=sql (default N 1,000, shape one): ours on the SQL store, two
@@ -129,6 +129,12 @@ async function main() {
   const contenders = sql
     ? frameworks.flatMap((f) => [`ours-${f}`, `sql-${f}`])
     : [...frameworks.map((f) => `ours-${f}`), "sdk", "floor", ...frameworks.map((f) => `${f}-floor`)];
+  // --only=a,b: those contenders alone (before/after runs of one change need not wait for the others).
+  const only = flag("only")?.split(",");
+  if (only) {
+    for (const c of only) if (!contenders.includes(c)) throw new Error(`--only: ${c} is not one of ${contenders.join(", ")}`);
+    contenders.splice(0, contenders.length, ...contenders.filter((c) => only.includes(c)));
+  }
   const maxTasks = Math.max(...ns) + 2 * WARM_STREAMS + 1000;
   const pg = sql ? await startServer() : undefined;
 
