@@ -8,7 +8,7 @@ import type { PluginOptions } from "../options.js";
 import { clientProfile, printClientInterface } from "./client.js";
 import { fileNames } from "./file-cache.js";
 import { createDescImports, runtimeModules } from "./imports.js";
-import { leanRpcName, leanUnder, type LeanRoute, type LeanVariable } from "a2a-http/client";
+import { leanRpcName, leanUnder, protoNameOf, type LeanRoute, type LeanVariable } from "a2a-http/client";
 import { literal } from "./names.js";
 
 // google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
@@ -123,8 +123,6 @@ function printRoute(f: GeneratedFile, tables: Tables, b: HttpBinding, under: rea
   f.print("  { ", parts.join(", "), " },");
 }
 
-const snake = (j: string) => j.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
 /** The lean tables of the messages (and enums) reachable from the routes, named once each. */
 class Tables {
   private readonly messages: DescMessage[] = [];
@@ -230,7 +228,7 @@ class Tables {
 
   private field(x: DescField): Printable[] {
     const parts: Printable[] = [`j: ${JSON.stringify(x.jsonName)}`];
-    if (x.name !== snake(x.jsonName)) parts.push(`p: ${JSON.stringify(x.name)}`);
+    if (x.name !== protoNameOf(x.jsonName)) parts.push(`p: ${JSON.stringify(x.name)}`);
     if (x.localName !== x.jsonName) parts.push(`l: ${JSON.stringify(x.localName)}`);
     // A 64-bit integer held as a string (jstype = JS_STRING): singular or repeated (a map's values stay bigint).
     const asString = (x.fieldKind === "scalar" || (x.fieldKind === "list" && x.listKind === "scalar")) && x.longAsString;

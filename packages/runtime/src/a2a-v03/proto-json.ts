@@ -6,16 +6,14 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { withV03CardFields } from "./card.js";
 import { arrayAt, badV03, copyPresent, isFinalV03, objectAt, optionalObjectAt, optionalStringAt, type JsonObject } from "./common.js";
+import { protoNameOf } from "../proto-name.js";
 import { readMessage, readTask, readStatus, readArtifact, type V03Dialect } from "./read.js";
 import { isJsonObject } from "../json-object.js";
-
-/** A field's proto name (`context_id`) from its JSON name (`contextId`). */
-const protoName = (jsonName: string) => jsonName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A field of a ProtoJSON object by its JSON name or its proto name, which a parser must both take (ProtoJSON spec). */
 function field(o: JsonObject, jsonName: string): JsonValue | undefined {
   const v = o[jsonName];
-  return v !== undefined ? v : o[protoName(jsonName)];
+  return v !== undefined ? v : o[protoNameOf(jsonName)];
 }
 
 /** copyPresent for ProtoJSON input: each field by either name, written by its JSON name. */

@@ -26,6 +26,7 @@
 export { createCodecClient, createRouteClient } from "./route-client.js";
 export type { ClientField, ClientMessage, ClientRoute } from "../route-binding.js";
 export type { ClientCodecs, RpcCodec } from "./wire-client.js";
+export { protoNameOf } from "../proto-name.js";
 export { createLeanClient, leanRpcName, leanUnder, type LeanRoute, type LeanVariable } from "./lean-client.js";
 export { leanDuration, leanFieldMask, leanListValue, leanStruct, leanTimestamp, leanValue, leanWrapper } from "./lean-wkt.js";
 export { leanAsString, leanDouble, leanFloat, leanInt64, leanMapKey, leanUint64 } from "./lean-numbers.js";

@@ -7,7 +7,6 @@ import type { ClientField, ClientMessage, ClientRoute } from "../route-binding.j
 import {
   kindOf,
   readLean,
-  snake,
   writeLean,
   type LeanEnum,
   type LeanField,
@@ -17,6 +16,7 @@ import {
 } from "./lean-json.js";
 import type { ClientOptions, ClientProfile } from "./options.js";
 import { createCodecClient } from "./route-client.js";
+import { protoNameOf } from "../proto-name.js";
 
 /**
  * A binding of a lean generated route table: a ClientRoute written short
@@ -157,7 +157,7 @@ function clientMessage(m: LeanMessage): ClientMessage {
 }
 
 function clientField(f: LeanField): ClientField {
-  const names = { name: f.p ?? snake(f.j), jsonName: f.j };
+  const names = { name: f.p ?? protoNameOf(f.j), jsonName: f.j };
   if (f.c === "m") return { ...names, fieldKind: "map" };
   const t = f.t as Partial<LeanScalar & LeanWkt & { e: LeanEnum }>;
   const kind = kindOf(f.t);

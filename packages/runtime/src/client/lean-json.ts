@@ -18,6 +18,7 @@
 // the plugin refuses them under client=lean.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { isJsonObject } from "../json-object.js";
+import { protoNameOf } from "../proto-name.js";
 
 /** An enum's values: name, number, name, number..., the zero value first. */
 export type LeanEnum = readonly (string | number)[];
@@ -102,7 +103,6 @@ export const MAX_DEPTH = 100;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Whether a string is well-formed UTF-16 (protobuf-es refuses one with a lone surrogate). */
 export const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
-export const snake = (j: string) => j.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const localOf = (f: LeanField) => f.l ?? f.j;
 export const isObj = isJsonObject as (v: unknown) => v is Obj;
 export const fail = (what: string): never => {
@@ -150,7 +150,7 @@ function keysOf(m: LeanMessage): Map<string, LeanField> {
   let byKey = keyCache.get(m);
   if (byKey === undefined) {
     byKey = new Map();
-    for (const f of m.fields) byKey.set(f.p ?? snake(f.j), f).set(f.j, f);
+    for (const f of m.fields) byKey.set(f.p ?? protoNameOf(f.j), f).set(f.j, f);
     keyCache.set(m, byKey);
   }
   return byKey;

@@ -12,13 +12,13 @@ import {
   readScalar,
   scalarZero,
   setOwn,
-  snake,
   wellFormed,
   writeScalar,
   type LeanScalar,
   type LeanWkt,
   type Obj,
 } from "./lean-json.js";
+import { protoNameOf } from "../proto-name.js";
 
 /**
  * A wrapper (google.protobuf.StringValue...) of `t`, its value's type (a
@@ -137,7 +137,7 @@ function readDuration(v: unknown, where: string): Obj {
 function readFieldMask(v: unknown, where: string): Obj {
   if (typeof v !== "string") return bad(where, v);
   if (v !== "" && v.includes("_")) return bad(where, v);
-  return { $typeName: "google.protobuf.FieldMask", paths: v === "" ? [] : v.split(",").map(snake) };
+  return { $typeName: "google.protobuf.FieldMask", paths: v === "" ? [] : v.split(",").map(protoNameOf) };
 }
 
 /** A google.protobuf.Value message of any JSON: checked as a Struct's JSON is, then wrapped. */
