@@ -343,7 +343,7 @@ describe.each(frameworks)("@a2a-js/sdk 0.3.14 clients -> the example agent on %s
       const e = await rejection(client.getTask({ id: "no-such-task" }));
       if (client.typedErrors) expect(e).toBeInstanceOf(TaskNotFoundError);
       if (!rest) expect(codeOf(e)).toBe(-32001);
-      if (rest) expect((e as Error).message).toContain("no-such-task");
+      if (rest) expect((e as Error).message).toContain("task not found");
     });
 
     // On JSON-RPC the error must come as an SSE error event: the SDK's JSON-RPC transport reads nothing but
@@ -557,8 +557,10 @@ describe.each(frameworks)("@a2a-js/sdk 0.3.14 clients -> the example agent on %s
     it("REST errors are v0.3's {code, message, data} with v1.0's HTTP status", async () => {
       const r = await restCall("GET", "/v1/tasks/no-such-task");
       expect(r.status).toBe(404);
-      expect(r.json).toMatchObject({ code: -32001, message: expect.stringContaining("no-such-task") });
+      expect(r.json).toMatchObject({ code: -32001, message: "task not found" });
       expect(Array.isArray(r.json["data"])).toBe(true);
+      // The id is in the details (ErrorInfo's metadata), never echoed into the message.
+      expect(JSON.stringify(r.json["data"])).toContain('"taskId":"no-such-task"');
       expect(r.json["error"]).toBeUndefined();
     });
   });
