@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { EventHub } from "../../../packages/runtime/src/agent/event-hub.js";
 import type { StoredEvent } from "../../../packages/runtime/src/agent/store.js";
 import { TaskStream, type Opened } from "../../../packages/runtime/src/agent/task-stream.js";
+import { POLL } from "../../../packages/runtime/src/iterator-poll.js";
 import { tellWriterCloses } from "../../../packages/runtime/src/writer-closes.js";
 
 type Ev = StoredEvent["event"];
@@ -54,6 +55,92 @@ async function drain(stream: AsyncIterable<unknown>): Promise<string[]> {
   return got;
 }
 
+/**
+ * Reads a stream by polling it (iterator-poll.ts), as the node writer does:
+ * what it got, and its error if it threw. Fails if a wake comes from within
+ * a poll.
+ */
+function pollDrain(stream: TaskStream): Promise<{ got: string[]; error?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const got: string[] = [];
+    let polling = false;
+    const run = () => {
+      if (polling) return reject(new Error("woken from within a poll"));
+      for (;;) {
+        let r: IteratorResult<unknown> | undefined;
+        polling = true;
+        try {
+          r = stream[POLL](run);
+        } catch (error) {
+          return resolve({ got, error });
+        } finally {
+          polling = false;
+        }
+        if (r === undefined) return;
+        if (r.done) return resolve({ got });
+        got.push(typeof r.value === "string" ? r.value : nameOf(r.value));
+      }
+    };
+    run();
+  });
+}
+
+describe("TaskStream polled (no promise per event)", () => {
+  it("gives the first events (opening through next()), then the subscriber's in order, queued or published later, and ends", async () => {
+    const { stream, publish, subscribed } = setup();
+    publish(2, "a");
+    const got = pollDrain(stream);
+    await new Promise((r) => setTimeout(r, 5));
+    publish(3, "b");
+    publish(4, "c");
+    await new Promise((r) => setTimeout(r, 5));
+    publish(5, "end");
+    publish(6, "after");
+    expect(await got).toEqual({ got: ["task", "a", "b", "c", "end"] });
+    expect(subscribed()).toBe(false);
+  });
+
+  it("wakes its poller after the publisher's call, not within it", async () => {
+    const { stream, publish } = setup();
+    expect(stream[POLL](() => {})).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 1));
+    expect(stream[POLL](() => {})).toEqual({ value: "task", done: false });
+    let woken = 0;
+    expect(stream[POLL](() => woken++)).toBeUndefined();
+    publish(2, "a");
+    publish(3, "b");
+    expect(woken).toBe(0);
+    await Promise.resolve();
+    expect(woken).toBe(1);
+    expect(stream[POLL](() => woken++)).toEqual({ value: ev("a"), done: false });
+    expect(stream[POLL](() => woken++)).toEqual({ value: ev("b"), done: false });
+  });
+
+  it("a subscriber cut off gets what was queued, then the error", async () => {
+    const s = setup({ limit: 2 });
+    const got = pollDrain(s.stream);
+    await new Promise((r) => setTimeout(r, 5));
+    s.publish(2, "a");
+    s.publish(3, "b");
+    s.publish(4, "c");
+    const { got: events, error } = await got;
+    expect(events).toEqual(["task", "a", "b"]);
+    expect(String(error)).toMatch(/fell more than 2 events behind/);
+  });
+
+  it("return() or the client leaving while a poll waits wakes the poller, which then gets the end", async () => {
+    for (const leave of ["return", "abort"] as const) {
+      const s = setup();
+      const got = pollDrain(s.stream);
+      await new Promise((r) => setTimeout(r, 5));
+      if (leave === "return") await s.stream.return();
+      else s.controller.abort();
+      expect(await got).toEqual({ got: ["task"] });
+      expect(s.subscribed()).toBe(false);
+    }
+  });
+});
+
 describe("TaskStream", () => {
   it("gives the first events, then the subscriber's in order, and ends with the event that ends it", async () => {
     const { stream, publish, subscribed } = setup();
@@ -75,16 +162,18 @@ describe("TaskStream", () => {
     expect(await got).toEqual(["task", "a", "end"]);
   });
 
-  it("drops an event seen already, and fills a gap from the store (once, up to the end)", async () => {
-    const stored = [2, 3, 4, 5].map((seq) => ({ seq, event: ev(seq === 5 ? "end" : `s${seq}`) }));
-    const { stream, publish, reads } = setup({ stored });
-    publish(1, "old");
-    publish(2, "s2");
-    publish(4, "s4");
-    publish(3, "s3");
-    publish(5, "end");
-    expect(await drain(stream)).toEqual(["task", "s2", "s3", "s4", "end"]);
-    expect(reads).toEqual([2]);
+  it("drops an event seen already, and fills a gap from the store (once, up to the end), read by next() or polled", async () => {
+    for (const read of [drain, async (t: TaskStream) => (await pollDrain(t)).got]) {
+      const stored = [2, 3, 4, 5].map((seq) => ({ seq, event: ev(seq === 5 ? "end" : `s${seq}`) }));
+      const { stream, publish, reads } = setup({ stored });
+      publish(1, "old");
+      publish(2, "s2");
+      publish(4, "s4");
+      publish(3, "s3");
+      publish(5, "end");
+      expect(await read(stream)).toEqual(["task", "s2", "s3", "s4", "end"]);
+      expect(reads).toEqual([2]);
+    }
   });
 
   it("without a follow, ends after the first events", async () => {
@@ -185,15 +274,20 @@ describe("TaskStream", () => {
     expect(got).toEqual(["task", "a", "b"]);
   });
 
-  it("an error opening it is the first next()'s", async () => {
-    const stream = new TaskStream(
-      async () => {
-        throw new Error("refused");
-      },
-      ends,
-      () => new AbortController().signal,
-    );
+  it("an error opening it is the first next()'s, or the first poll's", async () => {
+    const refusing = () =>
+      new TaskStream(
+        async () => {
+          throw new Error("refused");
+        },
+        ends,
+        () => new AbortController().signal,
+      );
+    const stream = refusing();
     await expect(stream.next()).rejects.toThrow("refused");
     expect(await stream.next()).toEqual({ value: undefined, done: true });
+    const { got, error } = await pollDrain(refusing());
+    expect(got).toEqual([]);
+    expect(String(error)).toMatch(/refused/);
   });
 });

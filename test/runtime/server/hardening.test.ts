@@ -511,6 +511,48 @@ describe("SseStream", () => {
     }
   });
 
+  test("pull() of an iterator that cannot be polled: the chunks in order, null and a wake while it waits, an error mid-stream as the last event", async () => {
+    let release: () => void = () => {};
+    async function* events() {
+      yield 1;
+      await new Promise<void>((r) => (release = r));
+      yield 2;
+      throw new Error("broke");
+    }
+    const stream = new SseStream(
+      events()[Symbol.asyncIterator](),
+      "data: first\n\n",
+      (x) => `data: ${String(x)}\n\n`,
+      (e) => `event: error\ndata: ${String(e)}\n\n`,
+      0,
+    );
+    const chunks: string[] = [];
+    let wakes = 0;
+    let woken: () => void = () => {};
+    const wake = () => {
+      wakes++;
+      woken();
+    };
+    const pullAll = async () => {
+      for (;;) {
+        const c = stream.pull(wake);
+        if (c === undefined) return;
+        if (c === null) {
+          await new Promise<void>((r) => (woken = r));
+          continue;
+        }
+        chunks.push(c);
+      }
+    };
+    const done = pullAll();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(chunks).toEqual(["data: first\n\n", "data: 1\n\n"]);
+    release();
+    await done;
+    expect(chunks).toEqual(["data: first\n\n", "data: 1\n\n", "data: 2\n\n", "event: error\ndata: Error: broke\n\n"]);
+    expect(wakes).toBe(3);
+  });
+
   test("a writer that takes the comments (keepAliveTo) gets the same bytes each period while the handler is quiet", async () => {
     let release: () => void = () => {};
     async function* events() {

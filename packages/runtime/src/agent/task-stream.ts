@@ -7,6 +7,7 @@
  * subscriber has queued is answered in one settled promise.
  */
 import type { Subscriber } from "./event-hub.js";
+import { type Outcome, POLL, type Pollable, settleThenWake, outcomeValue, wakeLater } from "../iterator-poll.js";
 import { WRITER_CLOSES, type WriterCloses } from "../writer-closes.js";
 import type { StoredEvent } from "./store.js";
 
@@ -30,7 +31,7 @@ export interface Opened {
   readonly sub: Subscriber | undefined;
 }
 
-export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses {
+export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses, Pollable {
   private opened = false;
   private done = false;
   /** What is answered before anything more is taken from the subscriber. */
@@ -52,6 +53,11 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses 
   private waitSignal: AbortSignal | undefined;
   /** What the subscriber calls when the wait may be over: made once, not per wait. */
   private readonly onWake = () => this.woken();
+  /** The poller's callback while a poll waits for the subscriber (see [POLL]). */
+  private pollWake: (() => void) | undefined;
+  /** A poll that went through next() (the opening, a gap): it is in progress, or what it got, for the next poll. */
+  private throughNext = false;
+  private polled: Outcome<IteratorResult<unknown>> | undefined;
 
   /**
    * `open` runs on the first next(), as a generator's body would (its errors
@@ -134,8 +140,82 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses 
     return p;
   }
 
+  /**
+   * The next result without a promise (iterator-poll.ts): what next() would
+   * answer at once, else undefined, the subscriber told to call, and `wake`
+   * called (in a microtask) once the wait is over; the next poll then takes
+   * the event. The opening and a gap's catch-up from the store go through
+   * next(), whose result the next poll answers.
+   */
+  [POLL](wake: () => void): IteratorResult<unknown> | undefined {
+    const polled = this.polled;
+    if (polled !== undefined) {
+      this.polled = undefined;
+      return outcomeValue(polled);
+    }
+    if (this.throughNext) return undefined;
+    for (;;) {
+      if (this.busy !== undefined) break;
+      const now = this.now();
+      if (now !== undefined) return now;
+      const follow = this.follow;
+      if (!this.opened || this.gap || follow === undefined) break;
+      const signal = this.watchSignal ? this.signal() : undefined;
+      let ready: boolean | undefined;
+      try {
+        ready = follow.sub.readyNow(signal);
+      } catch (e) {
+        this.finish();
+        throw e;
+      }
+      if (ready === false) {
+        this.finish();
+        return DONE;
+      }
+      if (ready === true) continue;
+      this.pollWake = wake;
+      this.waitSignal = signal;
+      this.waitingOn = follow.sub;
+      follow.sub.listen(signal, this.onWake);
+      return undefined;
+    }
+    this.throughNext = true;
+    // A callback made here, not one per stream: this path is rare.
+    settleThenWake(
+      this.next(),
+      (outcome) => {
+        this.throughNext = false;
+        this.polled = outcome;
+      },
+      wake,
+    );
+    return undefined;
+  }
+
+  /** The subscriber called a poll's wait: the poller is woken if the wait is over (an event, the end, the cut-off). */
+  private wokenPoll(sub: Subscriber, wake: () => void): void {
+    let over = this.done;
+    if (!over) {
+      try {
+        over = sub.readyNow(this.waitSignal) !== undefined;
+      } catch {
+        // The cut-off: the next poll throws it.
+        over = true;
+      }
+    }
+    if (!over) return;
+    sub.listen(undefined, undefined);
+    this.waitingOn = undefined;
+    this.waitSignal = undefined;
+    this.pollWake = undefined;
+    // Not from within the publisher's hand-out: its subscribers' writers write after it returns.
+    wakeLater(wake);
+  }
+
   /** The subscriber called: settles the waiting next() if the wait is over (an event, the end, the cut-off). */
   private woken(): void {
+    const wake = this.pollWake;
+    if (wake !== undefined && this.waitingOn !== undefined) return this.wokenPoll(this.waitingOn, wake);
     const resolve = this.resolveWait;
     const reject = this.rejectWait;
     const sub = this.waitingOn;

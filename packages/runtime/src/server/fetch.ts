@@ -9,6 +9,7 @@ import { drainBeforeClose } from "./drain.js";
 import { honoNodePair, type NodePair } from "./hono-node.js";
 import { closeWhenStalled } from "./stall.js";
 import { healthAnswer, type HealthAnswer, type HealthOptions } from "./health.js";
+import type { SseStream } from "./sse.js";
 
 /** Extra facts an adapter knows about a fetch request. */
 export interface FetchRequestInfo {
@@ -90,48 +91,77 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
   const { status, body } = response;
   const headers = toHeaders(response.headers);
   if (typeof body === "string") return new Response(body, { status, headers });
-  const stream = body;
-  // Set by cancel(): a pull still waiting for the handler must then neither enqueue nor close.
-  let cancelled = false;
-  const onNode = req.onNode;
-  const readable = new ReadableStream<Uint8Array>({
-    start(controller) {
-      // Not while the reader is behind; a copy, as the host may take over (transfer) what it is given.
-      stream.keepAliveTo((comment) => {
-        if (!cancelled && (controller.desiredSize ?? 0) > 0) controller.enqueue(comment.slice());
-      });
-    },
-    async pull(controller) {
-      let chunk: string | undefined;
-      try {
-        chunk = await stream.next();
-      } catch {
-        chunk = undefined;
-      }
-      if (cancelled) return;
-      if (chunk === undefined) {
-        req.finish();
-        controller.close();
-      } else {
-        controller.enqueue(onNode ? sharedBytes(chunk) : encoder.encode(chunk));
-      }
-    },
-    // The reader went away (the client disconnected, or the host gave up on
-    // the answer): the handler's signal fires and its iterator gets return().
-    cancel() {
-      cancelled = true;
-      req.abort();
-      stream.close();
-    },
-  });
+  const source = new SseSource(body, req);
+  const readable = new ReadableStream<Uint8Array>(source);
   // The request's own signal (workerd with `enable_request_signal`) may tell
   // before any cancel(): a stream waiting for its next event notices then. Not
   // on @hono/node-server, which cancels the body itself when node's response
-  // closes (cancel() above): watching the signal there would make two
+  // closes (SseSource.cancel()): watching the signal there would make two
   // AbortControllers per open stream (the host's, made on first read, and ours).
-  if (!onNode) req.onAbort(() => stream.close());
-  stream.writerCloses();
+  if (!req.onNode) req.onAbort(() => body.close());
+  body.writerCloses();
   return new Response(readable, { status, headers });
+}
+
+/**
+ * An SSE stream as a ReadableStream's source, driven by callbacks: each
+ * pull() enqueues the stream's next chunk if it has one now, else the
+ * stream's wake enqueues it when it comes. Not an async pull() awaiting
+ * `next()`: an open stream waits most of its life, and those promises per
+ * event were held from one event to the next, per stream. One chunk per
+ * pull, so the reader's pace (the ReadableStream's queue) is the
+ * backpressure, as before.
+ */
+class SseSource implements UnderlyingDefaultSource<Uint8Array> {
+  /** Set by cancel(): a chunk that comes after must neither be enqueued nor close the stream. */
+  private cancelled = false;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private readonly wake = () => {
+    if (this.controller !== undefined) this.fill(this.controller);
+  };
+
+  constructor(
+    private readonly stream: SseStream,
+    private readonly req: FetchRequest,
+  ) {}
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.controller = controller;
+    // Not while the reader is behind; a copy, as the host may take over (transfer) what it is given.
+    this.stream.keepAliveTo((comment) => {
+      if (!this.cancelled && (controller.desiredSize ?? 0) > 0) controller.enqueue(comment.slice());
+    });
+  }
+
+  pull(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.fill(controller);
+  }
+
+  /** The stream's next chunk enqueued, or the end, if it is there now. */
+  private fill(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    if (this.cancelled) return;
+    let chunk: string | undefined | null;
+    try {
+      chunk = this.stream.pull(this.wake);
+    } catch {
+      chunk = undefined;
+    }
+    if (chunk === null || this.cancelled) return;
+    if (chunk === undefined) {
+      this.req.finish();
+      controller.close();
+    } else {
+      controller.enqueue(this.req.onNode ? sharedBytes(chunk) : encoder.encode(chunk));
+    }
+  }
+
+  // The reader went away (the client disconnected, or the host gave up on
+  // the answer): the handler's signal fires and its iterator gets return().
+  cancel(): void {
+    this.cancelled = true;
+    this.req.abort();
+    this.stream.close();
+  }
 }
 
 function toHeaders(h: UniversalServerResponse["headers"]): Headers | Record<string, string> {

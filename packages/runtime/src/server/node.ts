@@ -265,55 +265,107 @@ function writeBody(res: ServerResponse, status: number, headers: UniversalServer
   return undefined;
 }
 
-async function pumpSse(
+/** Writes an SSE stream to `res` until it ends or the client leaves; resolves then (never rejects). */
+function pumpSse(
   res: ServerResponse,
   status: number,
   headers: UniversalServerResponse["headers"],
   stream: SseStream,
   request: NodeRequest,
 ): Promise<void> {
-  let closed = false;
-  let wake: (() => void) | undefined;
-  const onClose = () => {
-    closed = true;
-    stream.close();
-    wake?.();
+  return new Promise<void>((resolve) => new NodeSseWriter(res, stream, resolve).start(status, headers, request));
+}
+
+/**
+ * An SSE stream's writer on node:http, driven by callbacks: the stream's
+ * wake when it has a chunk, the response's drain and close. Not an async
+ * loop awaiting `next()`: an open stream waits most of its life, and that
+ * loop's suspended frame and its promises per event were held from one event
+ * to the next, per stream. Honours backpressure: nothing is taken from the
+ * stream while the client is behind (the engine's subscriber queue is what
+ * bounds an event backlog, see event-hub.ts).
+ */
+class NodeSseWriter {
+  /** The client left (the response closed before its end). */
+  private closed = false;
+  /** Waiting for the response's drain. */
+  private draining = false;
+  private running = false;
+  private ended = false;
+  private readonly onClose = () => {
+    this.closed = true;
+    this.stream.close();
+    this.end();
   };
-  res.once("close", onClose);
-  const onDrain = () => wake?.();
-  res.on("drain", onDrain);
-  try {
-    if (request.clientGone) return onClose();
-    res.writeHead(status, headers);
-    res.flushHeaders();
-    // onClose closes the stream.
-    stream.writerCloses();
-    // Not while the client is behind: the events already waiting keep the connection busy.
-    stream.keepAliveTo((comment) => {
-      if (!res.writableNeedDrain) res.write(comment);
-    });
-    for (;;) {
-      const chunk = await stream.next();
-      if (closed) break;
-      if (chunk === undefined) {
-        res.end();
-        break;
-      }
-      if (!res.write(chunk)) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          if (closed || !res.writableNeedDrain) resolve();
-        });
-        wake = undefined;
-        if (closed) break;
-      }
+  private readonly onDrain = () => {
+    if (!this.draining) return;
+    this.draining = false;
+    this.run();
+  };
+  private readonly wake = () => this.run();
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly stream: SseStream,
+    private readonly done: () => void,
+  ) {}
+
+  start(status: number, headers: UniversalServerResponse["headers"], request: NodeRequest): void {
+    const { res, stream } = this;
+    res.once("close", this.onClose);
+    res.on("drain", this.onDrain);
+    try {
+      if (request.clientGone) return this.onClose();
+      res.writeHead(status, headers);
+      res.flushHeaders();
+      // onClose closes the stream.
+      stream.writerCloses();
+      // Not while the client is behind: the events already waiting keep the connection busy.
+      stream.keepAliveTo((comment) => {
+        if (!res.writableNeedDrain) res.write(comment);
+      });
+    } catch {
+      return this.fail();
     }
-  } catch {
-    stream.close();
-    res.destroy();
-  } finally {
-    res.off("close", onClose);
-    res.off("drain", onDrain);
+    this.run();
+  }
+
+  /** Writes what the stream has now; stops where it must wait (the stream's wake, or the drain). */
+  private run(): void {
+    if (this.running || this.draining || this.closed || this.ended) return;
+    this.running = true;
+    try {
+      for (;;) {
+        const chunk = this.stream.pull(this.wake);
+        if (chunk === null || this.closed) break;
+        if (chunk === undefined) {
+          this.res.end();
+          this.end();
+          break;
+        }
+        if (!this.res.write(chunk) && this.res.writableNeedDrain) {
+          this.draining = true;
+          break;
+        }
+      }
+    } catch {
+      this.fail();
+    }
+    this.running = false;
+  }
+
+  private fail(): void {
+    this.stream.close();
+    this.res.destroy();
+    this.end();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.res.off("close", this.onClose);
+    this.res.off("drain", this.onDrain);
+    this.done();
   }
 }
 

@@ -2,6 +2,7 @@
 // SSE (HTTP+JSON, JSON-RPC): the handler's first message decides between a
 // plain error answer and a stream; after it, messages become events, an error
 // a final event, and a quiet stream gets comment keep-alives.
+import { isPollable, type Outcome, POLL, type Pollable, settleThenWake, outcomeValue } from "../iterator-poll.js";
 import { tellWriterCloses } from "../writer-closes.js";
 import { ON_WORKERS, sharedTicker, type Ticked, type Ticker } from "./ticker.js";
 
@@ -93,6 +94,11 @@ export class SseStream implements Ticked {
   private quiet = 0;
   /** Where comments go, when the writer takes them itself (`keepAliveTo`). */
   private sink: ((comment: Uint8Array) => void) | undefined;
+  /** Whether `pull()` polls the iterator (iterator-poll.ts) rather than awaiting its `next()`. */
+  private readonly pollable: boolean;
+  /** `pull()` of an iterator that cannot be polled: its `next()` is in progress, or what it gave, for the next pull. */
+  private pulling = false;
+  private pulled: Outcome<string | undefined> | undefined;
 
   constructor(
     private readonly iterator: AsyncIterator<unknown>,
@@ -105,6 +111,7 @@ export class SseStream implements Ticked {
     this.pending = first;
     this.finished = first === undefined;
     this.clock = keepAliveMs > 0 ? sharedTicker(keepAliveMs / TICKS_PER_PERIOD) : undefined;
+    this.pollable = isPollable(iterator);
   }
 
   /** A stream of one chunk of text (an error event, say), then its end. */
@@ -163,6 +170,58 @@ export class SseStream implements Ticked {
     this.waiting = true;
     if (this.clock !== undefined && this.sink === undefined) return this.nextOrKeepAlive(p);
     return p.then(this.onResult, this.onFailure);
+  }
+
+  /**
+   * The next chunk now, for a writer driven by callbacks rather than
+   * awaiting `next()`: a chunk, `undefined` when the stream has ended, or
+   * `null` when there is none yet; then `wake` is called once, later (never
+   * from within this call), when a pull may have one. Throws only what
+   * `next()` would reject with. Keep-alive comments go to the `keepAliveTo`
+   * sink, which such a writer sets first. An iterator that can be polled
+   * (the engine's TaskStream) costs no promise per event here; any other
+   * is awaited as by `next()`.
+   */
+  pull(wake: () => void): string | undefined | null {
+    if (this.pending !== undefined) {
+      const chunk = this.pending;
+      this.pending = undefined;
+      return chunk;
+    }
+    const pulled = this.pulled;
+    if (pulled !== undefined) {
+      this.pulled = undefined;
+      return outcomeValue(pulled);
+    }
+    // A next() in progress comes first: the end it may already have seen is told after its chunk.
+    if (this.pulling) return null;
+    if (this.finished || this.closed) return undefined;
+    if (!this.pollable) return this.pullNext(wake);
+    let r: IteratorResult<unknown> | undefined;
+    try {
+      r = (this.iterator as AsyncIterator<unknown> & Pollable)[POLL](wake);
+    } catch (e) {
+      return this.failed(e);
+    }
+    if (r !== undefined) return this.onResult(r);
+    this.clock?.add(this);
+    this.waiting = true;
+    return null;
+  }
+
+  /** pull() of an iterator that cannot be polled: `next()`, its chunk kept for the pull after `wake`. */
+  private pullNext(wake: () => void): null {
+    this.pulling = true;
+    // A callback made here, not one per stream: an iterator that can be polled never comes here.
+    settleThenWake(
+      this.next(),
+      (outcome) => {
+        this.pulling = false;
+        this.pulled = outcome;
+      },
+      wake,
+    );
+    return null;
   }
 
   /** next() when it gives the comments: the handler's result, or a comment when one is due first. */
