@@ -16,6 +16,29 @@ const ev = (n: number) => ({
   payload: { case: "statusUpdate" as const, value: { taskId: "t", contextId: "c", status: { state: 2 }, metadata: { n } } },
 });
 
+/** An event of about 64 KB. */
+const bigEvent = (n: number) => ({
+  payload: {
+    case: "statusUpdate" as const,
+    value: { taskId: "t", contextId: "c", status: { state: 2 }, metadata: { n, pad: "x".repeat(64 * 1024) } },
+  },
+});
+
+/** Opens an SSE request and reads nothing after its first chunk; the request, to destroy. */
+function openAndStall(url: string): Promise<{ destroy(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + "/message:stream", { method: "POST", headers: v, agent: false }, (res) => {
+      res.once("data", () => {
+        res.pause();
+        resolve(req);
+      });
+      res.once("error", () => {});
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 /** Opens an SSE request, waits for the first chunk, then destroys the socket. */
 function openAndDrop(url: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -36,7 +59,9 @@ function openAndDrop(url: string): Promise<void> {
 describe.each(frameworks)("SSE on %s", (framework) => {
   let server: Running;
   const state = { aborted: 0, returned: 0, started: 0, signalListeners: 0 };
-  let mode: "wait" | "fail-first" | "fail-later" | "empty" | "crash-later" = "wait";
+  let mode: "wait" | "fail-first" | "fail-later" | "empty" | "crash-later" | "flood" = "wait";
+  /** Events the "flood" handler gave: it has one for every next(), at once. */
+  let flooded = 0;
   const errors: unknown[] = [];
   const handlers: Partial<A2AServiceHandlers> = {
     sendStreamingMessage(_req, ctx: HandlerContext) {
@@ -51,6 +76,10 @@ describe.each(frameworks)("SSE on %s", (framework) => {
               if (mode === "fail-first") throw A2AErrors.taskNotFound("t9");
               if (mode === "empty") return { done: true, value: undefined };
               if (i === 0) return { done: false, value: ev(i++) };
+              if (mode === "flood") {
+                flooded++;
+                return { done: false, value: bigEvent(i++) };
+              }
               if (mode === "fail-later") throw A2AErrors.unsupportedOperation("task is done");
               if (mode === "crash-later") throw new Error("secret crash detail");
               // wait: park until the client goes away
@@ -136,6 +165,26 @@ describe.each(frameworks)("SSE on %s", (framework) => {
       },
       { timeout: 10_000, interval: 5 },
     );
+  });
+
+  test("a client that reads nothing more: the writer stops taking events from the handler (backpressure), and return() when it leaves", async () => {
+    mode = "flood";
+    flooded = 0;
+    const returned = state.returned;
+    const req = await openAndStall(server.url);
+    // The socket's and the response's buffers fill, then the writer waits for a drain: no more next() calls.
+    let last = -1;
+    for (const end = Date.now() + 10_000; Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 200));
+      if (flooded === last) break;
+      last = flooded;
+    }
+    expect(flooded).toBe(last);
+    // Each event is 64 KB: a few MB of socket buffers on loopback, not the handler's every event.
+    expect(flooded).toBeLessThan(500);
+    req.destroy();
+    await vi.waitFor(() => expect(state.returned).toBe(returned + 1), { timeout: 10_000, interval: 5 });
+    mode = "wait";
   });
 
   test("1,000 aborted streams: no listener or memory growth", async () => {
