@@ -22,6 +22,7 @@
 //   npm run generate && node bench/streams.mjs [--quick] [--n=1000,5000,10000] [--shape=one|many]
 //     [--frameworks=express,hono] [--events=20] [--gap=50] [--store=memory|sql] [--only=contender,...]
 //   BENCH_CPU_PROF=dir: each server writes a CPU profile of each cycle's events to dir
+//   BENCH_HEAP_SNAPSHOT=dir: each server writes a heap snapshot at each memory reading to dir
 //
 // --store=sql (default N 1,000, shape one): ours on the SQL store, two
 // instances ("a" and "b", each a child process with its own pool) sharing
@@ -578,11 +579,18 @@ async function child(which) {
   };
   // BENCH_CPU_PROF=dir: a CPU profile of each cycle's events (first step to the end), one file per cycle.
   const profiling = process.env.BENCH_CPU_PROF ? await eventProfiler(process.env.BENCH_CPU_PROF, which) : undefined;
+  // BENCH_HEAP_SNAPSHOT=dir: a heap snapshot at each memory reading (before the tasks, with them, with the streams open; per cycle).
+  let snapshots = 0;
   process.on("message", async (m) => {
     if (m === "mem") {
       globalThis.gc();
       globalThis.gc();
-      process.send({ mem: process.memoryUsage() });
+      const mem = process.memoryUsage();
+      if (process.env.BENCH_HEAP_SNAPSHOT) {
+        const { writeHeapSnapshot } = await import("node:v8");
+        writeHeapSnapshot(`${process.env.BENCH_HEAP_SNAPSHOT}/${which}-${process.pid}-${snapshots++}.heapsnapshot`);
+      }
+      process.send({ mem });
     } else if (m === "writes") {
       closeStep();
       await profiling?.stop();
