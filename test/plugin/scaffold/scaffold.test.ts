@@ -384,7 +384,12 @@ async function runMain(dir: string, env: Record<string, string>): Promise<{ code
   return { code, stdout, stderr };
 }
 
-/** Holds a port on 127.0.0.1 whose predecessor was free a moment ago; resolves with both. */
+/**
+ * Holds a port on 127.0.0.1 whose predecessor was free a moment ago; resolves with both.
+ * The pair is drawn below Linux's ephemeral range (32768 and up): there the
+ * kernel hands odd ports to outgoing connections, so on a machine with many
+ * open sockets the port after a free one is nearly always taken.
+ */
 async function holdPortAfterAFreeOne(): Promise<{ free: number; held: number; release: () => Promise<void> }> {
   const { createServer } = await import("node:net");
   const listen = (port: number) =>
@@ -393,11 +398,11 @@ async function holdPortAfterAFreeOne(): Promise<{ free: number; held: number; re
       s.once("error", () => ok(undefined));
       s.listen(port, "127.0.0.1", () => ok(s));
     });
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const probe = (await listen(0))!;
-    const free = (probe.address() as import("node:net").AddressInfo).port;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const free = 20_000 + 2 * Math.floor(Math.random() * 6_000);
+    const probe = await listen(free);
+    if (!probe) continue;
     await new Promise((ok) => probe.close(ok));
-    if (free >= 65535) continue;
     const held = await listen(free + 1);
     if (held) return { free, held: free + 1, release: () => new Promise((ok) => held.close(() => ok())) };
   }
