@@ -99,7 +99,7 @@ beforeAll(async () => {
     "@bufbuild/protoc-gen-es@2.17.0",
     "@bufbuild/protobuf@2.17.0",
     "express@5.3.0",
-    "@types/express@5.0.4",
+    "@types/express@5.0.6",
     "@types/node@20.19.43",
     "typescript@7.0.2",
   );

@@ -27,7 +27,7 @@ export const scaffoldVersions = {
   buf: dependency("@bufbuild/buf"),
   connect: "2.3.0",
   express: "5.3.0",
-  typesExpress: "5.0.4",
+  typesExpress: "5.0.6",
   fastify: "5.12.8",
   hono: "4.13.23",
   honoNodeServer: "2.1.11",
