@@ -13,7 +13,8 @@ export class Subscriber {
   private error: RpcError | undefined;
   private closed = false;
   private signal: AbortSignal | undefined;
-  private readonly onAbort = () => this.wake?.();
+  /** The signal's listener, made when a signal is first watched (a writer that closes the stream itself gives none). */
+  private onAbort: (() => void) | undefined;
 
   constructor(
     private readonly limit: number,
@@ -47,9 +48,10 @@ export class Subscriber {
   listen(signal: AbortSignal | undefined, wake: (() => void) | undefined): void {
     // One abort listener per subscription, not one per event waited for.
     if (signal !== undefined && this.signal !== signal) {
-      this.signal?.removeEventListener("abort", this.onAbort);
+      const onAbort = (this.onAbort ??= () => this.wake?.());
+      this.signal?.removeEventListener("abort", onAbort);
       this.signal = signal;
-      signal.addEventListener("abort", this.onAbort, { once: true });
+      signal.addEventListener("abort", onAbort, { once: true });
     }
     this.wake = wake;
   }
@@ -71,7 +73,7 @@ export class Subscriber {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.signal?.removeEventListener("abort", this.onAbort);
+    if (this.onAbort !== undefined) this.signal?.removeEventListener("abort", this.onAbort);
     if (!this.error) this.queue.length = 0;
     this.detach(this);
     this.wake?.();

@@ -94,6 +94,9 @@ export class SseStream implements Ticked {
   private quiet = 0;
   /** Where comments go, when the writer takes them itself (`keepAliveTo`). */
   private sink: ((comment: Uint8Array) => void) | undefined;
+  /** next()'s then() handlers (see settled()). */
+  private onResult: ((r: IteratorResult<unknown>) => string | undefined) | undefined;
+  private onFailure: ((e: unknown) => string | undefined) | undefined;
   /** Whether `pull()` polls the iterator (iterator-poll.ts) rather than awaiting its `next()`. */
   private readonly pollable: boolean;
   /** `pull()` of an iterator that cannot be polled: its `next()` is in progress, or what it gave, for the next pull. */
@@ -169,7 +172,7 @@ export class SseStream implements Ticked {
     this.clock?.add(this);
     this.waiting = true;
     if (this.clock !== undefined && this.sink === undefined) return this.nextOrKeepAlive(p);
-    return p.then(this.onResult, this.onFailure);
+    return this.settled(p);
   }
 
   /**
@@ -203,7 +206,7 @@ export class SseStream implements Ticked {
     } catch (e) {
       return this.failed(e);
     }
-    if (r !== undefined) return this.onResult(r);
+    if (r !== undefined) return this.result(r);
     this.clock?.add(this);
     this.waiting = true;
     return null;
@@ -227,11 +230,21 @@ export class SseStream implements Ticked {
   /** next() when it gives the comments: the handler's result, or a comment when one is due first. */
   private async nextOrKeepAlive(p: Promise<IteratorResult<unknown>>): Promise<string | undefined> {
     if (!(await this.settlesBeforeKeepAlive(p))) return this.closed ? undefined : KEEP_ALIVE_CHUNK;
+    return this.settled(p);
+  }
+
+  /** The then() of next()'s wait on the handler, with handlers made once per stream, on first use (a writer that pulls from a TaskStream needs none). */
+  private settled(p: Promise<IteratorResult<unknown>>): Promise<string | undefined> {
+    this.onResult ??= (r) => this.result(r);
+    this.onFailure ??= (e) => {
+      this.inflight = undefined;
+      return this.failed(e);
+    };
     return p.then(this.onResult, this.onFailure);
   }
 
   /** The handler's next message (or its end) as the chunk to write. */
-  private readonly onResult = (r: IteratorResult<unknown>): string | undefined => {
+  private result(r: IteratorResult<unknown>): string | undefined {
     this.inflight = undefined;
     this.waiting = false;
     this.quiet = 0;
@@ -243,12 +256,7 @@ export class SseStream implements Ticked {
       this.close();
       return this.errorEvent(e);
     }
-  };
-
-  private readonly onFailure = (e: unknown): string | undefined => {
-    this.inflight = undefined;
-    return this.failed(e);
-  };
+  }
 
   /** The handler failed: its error as the last event (nothing when the stream was closed). */
   private failed(e: unknown): string | undefined {
