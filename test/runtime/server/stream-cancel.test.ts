@@ -9,6 +9,9 @@ import type { HandlerContext } from "a2a-http";
 import { createFetchHandler, fetchHandlerOf } from "a2a-http/server";
 import { createJsonRpcHandler } from "a2a-http/jsonrpc";
 import { A2AServiceRoutes, type A2AServiceHandlers } from "../../../gen/a2a_http.js";
+import { EventHub } from "../../../packages/runtime/src/agent/event-hub.js";
+import type { StoredEvent } from "../../../packages/runtime/src/agent/store.js";
+import { TaskStream } from "../../../packages/runtime/src/agent/task-stream.js";
 import { startBoth, type BothFramework } from "./serve-both.js";
 
 const headers = { "a2a-version": "1.0", "content-type": "application/json" };
@@ -140,6 +143,44 @@ describe("the fetch handler alone (Bun, Deno, Workers)", () => {
       );
     },
   );
+
+  test("the Request's signal while a task stream catches up from the store: the body ends once, nothing thrown when the catch-up comes", async () => {
+    const hub = new EventHub(100);
+    const sub = hub.subscribe("t");
+    let release: (events: StoredEvent[]) => void = () => {};
+    const stream = new TaskStream(
+      async () => ({
+        first: [event],
+        sub,
+        follow: { sub, afterSeq: 1, events: () => new Promise<StoredEvent[]>((r) => (release = r)) },
+      }),
+      () => false,
+      () => new AbortController().signal,
+    );
+    const { handle, url, body } = bindings["HTTP+JSON"]({ sendStreamingMessage: () => stream });
+    const client = new AbortController();
+    const res = await handle(
+      new Request(url, { method: "POST", headers: { ...headers, host: "agent.test" }, body, signal: client.signal }),
+    );
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("statusUpdate");
+    // Seq 3 after 1: a gap, read from the store (a poll that goes through next()).
+    hub.publish("t", { seq: 3, event: event as unknown as StoredEvent["event"] });
+    await new Promise((r) => setTimeout(r, 5));
+    const thrown: unknown[] = [];
+    const onRejection = (e: unknown) => thrown.push(e);
+    process.on("unhandledRejection", onRejection);
+    try {
+      client.abort();
+      // A read while the catch-up is out: the closed stream's body ends.
+      expect(await reader.read()).toEqual({ done: true, value: undefined });
+      release([]);
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+    expect(thrown).toEqual([]);
+  });
 
   test("the Request's own signal (workerd's enable_request_signal) aborts a waiting stream before any cancel", async () => {
     const { seen, handlers } = waitingStream();

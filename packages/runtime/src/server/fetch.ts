@@ -113,8 +113,12 @@ function toResponse(response: UniversalServerResponse, req: FetchRequest): Respo
  * backpressure, as before.
  */
 class SseSource implements UnderlyingDefaultSource<Uint8Array> {
-  /** Set by cancel(): a chunk that comes after must neither be enqueued nor close the stream. */
-  private cancelled = false;
+  /**
+   * Set by cancel(), or once the stream is closed: a chunk or end that comes
+   * after (a wake still on its way) must neither be enqueued nor close it again,
+   * which would throw, from a promise's callback (an unhandled rejection).
+   */
+  private ended = false;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   private readonly wake = () => {
     if (this.controller !== undefined) this.fill(this.controller);
@@ -129,7 +133,7 @@ class SseSource implements UnderlyingDefaultSource<Uint8Array> {
     this.controller = controller;
     // Not while the reader is behind; a copy, as the host may take over (transfer) what it is given.
     this.stream.keepAliveTo((comment) => {
-      if (!this.cancelled && (controller.desiredSize ?? 0) > 0) controller.enqueue(comment.slice());
+      if (!this.ended && (controller.desiredSize ?? 0) > 0) controller.enqueue(comment.slice());
     });
   }
 
@@ -139,15 +143,16 @@ class SseSource implements UnderlyingDefaultSource<Uint8Array> {
 
   /** The stream's next chunk enqueued, or the end, if it is there now. */
   private fill(controller: ReadableStreamDefaultController<Uint8Array>): void {
-    if (this.cancelled) return;
+    if (this.ended) return;
     let chunk: string | undefined | null;
     try {
       chunk = this.stream.pull(this.wake);
     } catch {
       chunk = undefined;
     }
-    if (chunk === null || this.cancelled) return;
+    if (chunk === null || this.ended) return;
     if (chunk === undefined) {
+      this.ended = true;
       this.req.finish();
       controller.close();
     } else {
@@ -158,7 +163,7 @@ class SseSource implements UnderlyingDefaultSource<Uint8Array> {
   // The reader went away (the client disconnected, or the host gave up on
   // the answer): the handler's signal fires and its iterator gets return().
   cancel(): void {
-    this.cancelled = true;
+    this.ended = true;
     this.req.abort();
     this.stream.close();
   }
