@@ -12,6 +12,7 @@ import {
 } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { protoNameOf } from "../proto-name.js";
 import { checkJson } from "./bounds.js";
 
 /** A value the reflect API accepts for a scalar, enum or message field. */
@@ -144,7 +145,7 @@ function fieldMask(desc: DescMessage, text: string): Message {
     for (const p of text.split(",")) {
       if (!FIELD_MASK_PATH.test(p)) throw new ValueError("expected a comma-separated list of field paths");
       // lowerCamel paths (ProtoJSON) become snake_case; snake_case paths are kept as they are.
-      paths.push(p.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()));
+      paths.push(protoNameOf(p));
     }
   }
   return create(desc, { paths } as never);
