@@ -157,7 +157,7 @@ describe("the fetch handler alone (Bun, Deno, Workers)", () => {
       () => false,
       () => new AbortController().signal,
     );
-    const { handle, url, body } = bindings["HTTP+JSON"]({ sendStreamingMessage: () => stream });
+    const { handle, url, body } = bindings["HTTP+JSON"]({ sendStreamingMessage: () => stream as unknown as AsyncIterable<never> });
     const client = new AbortController();
     const res = await handle(
       new Request(url, { method: "POST", headers: { ...headers, host: "agent.test" }, body, signal: client.signal }),

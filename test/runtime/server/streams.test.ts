@@ -7,6 +7,9 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { A2AErrors, type HandlerContext } from "a2a-http";
 import type { A2AServiceHandlers } from "../../../gen/a2a_http.js";
+import { EventHub } from "../../../packages/runtime/src/agent/event-hub.js";
+import type { StoredEvent } from "../../../packages/runtime/src/agent/store.js";
+import { TaskStream } from "../../../packages/runtime/src/agent/task-stream.js";
 import { frameworks, start, type Running } from "./harness.js";
 import { parseSse, send } from "./recording.js";
 
@@ -222,5 +225,73 @@ describe.each(frameworks)("SSE on %s", (framework) => {
     expect(listeners()).toBe(listenersBefore);
     // Rough: 1,000 leaked streams (iterator, context, controller, buffers) would be well over this.
     expect(growth).toBeLessThan(8 * 1024 * 1024);
+  });
+});
+
+/** A task event of about `pad` bytes, numbered `n` (in its metadata). */
+const taskEvent = (n: number, pad: number) =>
+  ({
+    payload: { case: "statusUpdate", value: { taskId: "t", contextId: "c", status: { state: 2 }, metadata: { n, pad: "x".repeat(pad) } } },
+  }) as unknown as StoredEvent["event"];
+
+describe.each(frameworks)("a task's stream (TaskStream, polled by the writer) on %s", (framework) => {
+  const LAST = 300;
+  let server: Running;
+  let hub = new EventHub(100_000);
+  beforeAll(async () => {
+    server = await start(framework, {
+      kind: "a2a",
+      handlers: {
+        sendStreamingMessage() {
+          const sub = hub.subscribe("t");
+          const stream = new TaskStream(
+            async () => ({ first: [taskEvent(0, 0)], sub, follow: { sub, afterSeq: 1, events: async () => [] } }),
+            (e) => (e as unknown as ReturnType<typeof ev>).payload.value.metadata.n === LAST,
+            () => new AbortController().signal,
+          );
+          return stream as unknown as AsyncIterable<never>;
+        },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  test("a client that pauses through a burst, then reads: every event once and in order, then the end; the subscription closed", async () => {
+    hub = new EventHub(100_000);
+    let text = "";
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${server.url}/message:stream`, { method: "POST", headers: v, agent: false }, (res) => {
+        res.setEncoding("utf8");
+        res.once("data", () => {
+          res.pause();
+          // 16 KB events, 50 a turn: the response waits for drains while more are published.
+          let seq = 1;
+          const publish = () => {
+            for (let i = 0; i < 50 && seq <= LAST; i++, seq++) hub.publish("t", { seq: seq + 1, event: taskEvent(seq, 16 * 1024) });
+            if (seq <= LAST) setTimeout(publish, 1);
+            else setTimeout(() => res.resume(), 50);
+          };
+          publish();
+        });
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", resolve);
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    const numbers = parseSse(text).map((e) => (e.data as { statusUpdate: { metadata: { n: number } } }).statusUpdate.metadata.n);
+    expect(numbers).toEqual(Array.from({ length: LAST + 1 }, (_, i) => i));
+    await vi.waitFor(() => expect(hub.has("t")).toBe(false), { timeout: 1_000, interval: 5 });
+  });
+
+  test("a client that leaves while the writer waits for a drain: the subscription closed", async () => {
+    hub = new EventHub(100_000);
+    const req = await openAndStall(server.url);
+    for (let seq = 2; seq < 200; seq++) hub.publish("t", { seq, event: taskEvent(seq - 1, 64 * 1024) });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hub.has("t")).toBe(true);
+    req.destroy();
+    await vi.waitFor(() => expect(hub.has("t")).toBe(false), { timeout: 2_000, interval: 5 });
   });
 });
