@@ -42,11 +42,11 @@ export function settleThenWake<T>(promise: Promise<T>, keep: (outcome: Outcome<T
   promise.then(
     (value) => {
       keep({ value, failed: false });
-      wake();
+      callWake(wake);
     },
     (error: unknown) => {
       keep({ error, failed: true });
-      wake();
+      callWake(wake);
     },
   );
 }
@@ -73,11 +73,19 @@ export function wakeLater(wake: () => void): void {
 function callWoken(): void {
   const now = woken;
   woken = [];
-  for (const wake of now) {
-    try {
-      wake();
-    } catch {
-      // A writer's own failure is its own (it catches what it can); the other streams still get their turn.
-    }
+  for (const wake of now) callWake(wake);
+}
+
+/**
+ * Calls a poller's `wake`, which must not throw: a writer's own failure is
+ * its own (it catches what it can). What escapes anyway stops here, not in
+ * the other streams woken in the same microtask, nor as an unhandled
+ * rejection from a promise's callback (a crash on Node and Deno).
+ */
+function callWake(wake: () => void): void {
+  try {
+    wake();
+  } catch {
+    // Dropped: see above.
   }
 }
