@@ -118,15 +118,11 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses,
     const signal = this.watchSignal ? this.signal() : undefined;
     let ready: boolean | undefined;
     try {
-      ready = sub.readyNow(signal);
+      ready = this.readyOrFinish(sub, signal);
     } catch (e) {
-      this.finish();
       return Promise.reject(e);
     }
-    if (ready === false) {
-      this.finish();
-      return Promise.resolve(DONE);
-    }
+    if (ready === false) return Promise.resolve(DONE);
     // Queued meanwhile (now() took all there was): answer it.
     if (ready === true) return this.next();
     const p = new Promise<IteratorResult<unknown>>((resolve, reject) => {
@@ -134,9 +130,7 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses,
       this.rejectWait = reject;
     });
     this.busy = p;
-    this.waitSignal = signal;
-    this.waitingOn = sub;
-    sub.listen(signal, this.onWake);
+    this.listenTo(sub, signal);
     return p;
   }
 
@@ -161,22 +155,11 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses,
       const follow = this.follow;
       if (!this.opened || this.gap || follow === undefined) break;
       const signal = this.watchSignal ? this.signal() : undefined;
-      let ready: boolean | undefined;
-      try {
-        ready = follow.sub.readyNow(signal);
-      } catch (e) {
-        this.finish();
-        throw e;
-      }
-      if (ready === false) {
-        this.finish();
-        return DONE;
-      }
+      const ready = this.readyOrFinish(follow.sub, signal);
+      if (ready === false) return DONE;
       if (ready === true) continue;
       this.pollWake = wake;
-      this.waitSignal = signal;
-      this.waitingOn = follow.sub;
-      follow.sub.listen(signal, this.onWake);
+      this.listenTo(follow.sub, signal);
       return undefined;
     }
     this.throughNext = true;
@@ -204,9 +187,7 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses,
       }
     }
     if (!over) return;
-    sub.listen(undefined, undefined);
-    this.waitingOn = undefined;
-    this.waitSignal = undefined;
+    this.stopListening(sub);
     this.pollWake = undefined;
     // Not from within the publisher's hand-out: its subscribers' writers write after it returns.
     wakeLater(wake);
@@ -229,11 +210,9 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses,
       ready = false;
     }
     if (ready === undefined) return;
-    sub.listen(undefined, undefined);
-    this.waitingOn = undefined;
+    this.stopListening(sub);
     this.resolveWait = undefined;
     this.rejectWait = undefined;
-    this.waitSignal = undefined;
     this.busy = undefined;
     if (error !== undefined) {
       this.finish();
@@ -246,6 +225,36 @@ export class TaskStream implements AsyncIterableIterator<unknown>, WriterCloses,
       const now = this.now();
       resolve(now ?? this.next());
     }
+  }
+
+  /**
+   * What the subscriber has for a wait (readyNow): an event (true), nothing
+   * yet (undefined), or the stream's end: over (false) or cut off (thrown),
+   * the stream finished either way.
+   */
+  private readyOrFinish(sub: Subscriber, signal: AbortSignal | undefined): boolean | undefined {
+    let ready: boolean | undefined;
+    try {
+      ready = sub.readyNow(signal);
+    } catch (e) {
+      this.finish();
+      throw e;
+    }
+    if (ready === false) this.finish();
+    return ready;
+  }
+
+  /** A wait (next()'s or a poll's) begins: the subscriber calls woken() until stopListening(). */
+  private listenTo(sub: Subscriber, signal: AbortSignal | undefined): void {
+    this.waitSignal = signal;
+    this.waitingOn = sub;
+    sub.listen(signal, this.onWake);
+  }
+
+  private stopListening(sub: Subscriber): void {
+    sub.listen(undefined, undefined);
+    this.waitingOn = undefined;
+    this.waitSignal = undefined;
   }
 
   return(value?: unknown): Promise<IteratorResult<unknown>> {
