@@ -287,12 +287,14 @@ export class OtelTelemetry implements Telemetry {
   ) {
     this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(scope);
     this.propagator = options.propagator ?? propagation;
-    this.m = instruments(this.meterProvider().getMeter(scope), () => installedTelemetry() === this);
+    this.m = this.makeInstruments();
     this.live = options.tracerProvider !== undefined || options.meterProvider !== undefined || !this.noopGlobals();
   }
 
-  private meterProvider(): MeterProvider {
-    return this.options.meterProvider ?? metrics.getMeterProvider();
+  /** The instruments on the meter provider's meter; its engine gauges report while this is the installed telemetry. */
+  private makeInstruments(): Instruments {
+    const meter = (this.options.meterProvider ?? metrics.getMeterProvider()).getMeter(this.scope);
+    return instruments(meter, () => installedTelemetry() === this);
   }
 
   /** Whether the global providers are still the API's no-ops (no SDK registered). */
@@ -335,7 +337,7 @@ export class OtelTelemetry implements Telemetry {
     if (this.live) return true;
     if (this.noopGlobals()) return false;
     // An SDK was registered since: its meter (the global meter provider is not a proxy, as the tracer provider is).
-    this.m = instruments(this.meterProvider().getMeter(this.scope), () => installedTelemetry() === this);
+    this.m = this.makeInstruments();
     this.live = true;
     return true;
   }
