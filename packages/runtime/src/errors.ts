@@ -1,3 +1,5 @@
+import { isJsonObject } from "./json-object.js";
+
 /** The google.rpc.Code values. */
 export enum Code {
   OK = 0,
@@ -114,7 +116,7 @@ export interface ErrorDetail {
 
 /** Whether a value is a detail as error answers carry them: a JSON object with a string `@type`. */
 export function isErrorDetail(v: unknown): v is ErrorDetail {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as Record<string, unknown>)["@type"] === "string";
+  return isJsonObject(v) && typeof v["@type"] === "string";
 }
 
 /** The JSON body of an error answer (AIP-193). */

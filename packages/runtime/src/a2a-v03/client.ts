@@ -183,10 +183,7 @@ export function a2aV03RestWire(options: ClientOptions): ClientWire {
         event(e: EventSourceMessage, status) {
           if (e.data === "") return undefined;
           const json = e.event === "error" ? jsonOrUndefined(e.data) : answerJson(rpc, e.data, status, "a stream event");
-          if (
-            e.event === "error" ||
-            (typeof json === "object" && json !== null && "code" in json && "message" in json && !("task" in json))
-          ) {
+          if (e.event === "error" || (isJsonObject(json) && "code" in json && "message" in json && !("task" in json))) {
             throw restError(json, e.data, status);
           }
           return readAnswer(rpc, call!.result, json, status, "a stream event");

@@ -1,5 +1,5 @@
 import { CODE_NAMES, Code, RpcError, codeFromHttpStatus, httpStatusFromCode, isErrorDetail, type ErrorDetail } from "../errors.js";
-import { DEFAULT_MAX_RESPONSE_SIZE, readBounded } from "./body.js";
+import { DEFAULT_MAX_RESPONSE_SIZE, jsonOrUndefined, readBounded } from "./body.js";
 import { isJsonObject } from "../json-object.js";
 
 /** How many characters of a non-JSON error body go into the error message. */
@@ -55,13 +55,7 @@ export async function rpcErrorFromResponse(res: Response, limit = DEFAULT_MAX_RE
       cause,
     });
   }
-  let json: unknown;
-  try {
-    json = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const decoded = rpcErrorFromStatusJson(json, res.status);
+  const decoded = rpcErrorFromStatusJson(jsonOrUndefined(text), res.status);
   if (decoded) return decoded;
   const snippet = text.replace(/\s+/g, " ").trim().slice(0, SNIPPET);
   const head = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
