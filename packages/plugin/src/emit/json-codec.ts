@@ -1,6 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
-import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { Edition, FeatureSet_FieldPresence, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import * as codegenKit from "a2a-http/codegenv1";
 import type { ServiceRoutes } from "../httprule/service.js";
 import type { PluginOptions } from "../options.js";
@@ -8,9 +8,8 @@ import { fieldBehaviorReader, type FieldBehaviors } from "./field-behavior.js";
 import { fileNames } from "./file-cache.js";
 import { createDescImports, runtimeModules, type DescImports } from "./imports.js";
 
-// google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
-const EDITION_PROTO3 = 999;
-const IMPLICIT = 2;
+const EDITION_PROTO3 = Edition.EDITION_PROTO3;
+const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 
 /**
  * The names the file may import from the runtime kit. A message's local

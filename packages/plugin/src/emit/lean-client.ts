@@ -1,6 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile, Printable, Schema } from "@bufbuild/protoplugin";
-import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { Edition, FeatureSet_FieldPresence, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import type { HttpBinding } from "../httprule/bindings.js";
 import { HttpRuleError } from "../httprule/bindings.js";
 import type { ServiceRoutes } from "../httprule/service.js";
@@ -10,10 +10,6 @@ import { fileNames } from "./file-cache.js";
 import { createDescImports, runtimeModules } from "./imports.js";
 import { leanRpcName, leanUnder, protoNameOf, type LeanRoute, type LeanVariable } from "a2a-http/client";
 import { literal } from "./names.js";
-
-// google.protobuf.Edition.EDITION_PROTO3 and FeatureSet.FieldPresence.IMPLICIT.
-const EDITION_PROTO3 = 999;
-const IMPLICIT = 2;
 
 /**
  * Well-known types with a JSON form of their own, which the runtime reads and
@@ -155,7 +151,7 @@ class Tables {
 
   visit(m: DescMessage): void {
     if (this.names.has(m)) return;
-    if (m.file.edition !== EDITION_PROTO3) {
+    if (m.file.edition !== Edition.EDITION_PROTO3) {
       throw new HttpRuleError(`client=lean: ${m.typeName} is not proto3 (${m.file.name}.proto); generate this client with client=true`);
     }
     this.name(m);
@@ -170,12 +166,7 @@ class Tables {
           this.enums.push(e);
         }
       }
-      const child =
-        field.fieldKind === "message"
-          ? field.message
-          : field.fieldKind !== "scalar" && field.fieldKind !== "enum"
-            ? field.message
-            : undefined;
+      const child = field.fieldKind !== "scalar" && field.fieldKind !== "enum" ? field.message : undefined;
       if (child && !this.special(child)) this.visit(child);
     }
   }
@@ -239,7 +230,8 @@ class Tables {
       if (x.mapKey !== ScalarType.STRING) parts.push(["k: ", this.pure("leanMapKey", this.scalar(x.mapKey))]);
     }
     if (x.oneof) parts.push(`o: ${JSON.stringify(x.oneof.localName)}`);
-    if (!x.oneof && (x.fieldKind === "scalar" || x.fieldKind === "enum") && x.presence !== IMPLICIT) parts.push("x: 1");
+    if (!x.oneof && (x.fieldKind === "scalar" || x.fieldKind === "enum") && x.presence !== FeatureSet_FieldPresence.IMPLICIT)
+      parts.push("x: 1");
     return ["{ ", parts.flatMap((p, i) => (i === 0 ? [p] : [", ", p])), " }"];
   }
 
